@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Out-of-tree build of the rdma-kmod modules. See README.md.
+
+KVER ?= $(shell scripts/kver.sh)
+KDIR ?= $(shell scripts/kver.sh --kdir $(KVER))
+PWD  := $(shell pwd)
+W    ?= 1
+WERROR ?= 1
+JOBS ?= $(shell nproc)
+
+KMAKE = $(MAKE) -C $(KDIR) M=$(PWD) W=$(W) RDMA_KMOD_WERROR=$(WERROR) -j$(JOBS)
+
+.PHONY: all modules install uninstall clean setup check check-host check-vm demo \
+	tools vm-shell dkms-check help
+
+all: modules
+
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR=$(KDIR); run 'make setup'"; exit 1; }
+	$(KMAKE) modules
+
+install: modules
+	scripts/install-modules.sh --kver $(KVER) --src $(PWD)
+
+uninstall:
+	scripts/install-modules.sh --kver $(KVER) --uninstall
+
+clean:
+	-$(KMAKE) clean
+	rm -rf build
+
+setup:
+	scripts/setup.sh
+
+tools: setup
+	cmake -S tools -B build/tools -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build/tools -j$(JOBS)
+
+# Every test: host-side tests, then the VM selftests. Last line: "N passed, N failed".
+check: setup
+	scripts/check.sh --kver $(KVER)
+
+check-host: setup modules tools
+	scripts/check.sh --kver $(KVER) --host-only
+
+check-vm: setup modules tools
+	scripts/check.sh --kver $(KVER) --vm-only $(if $(T),--test $(T))
+
+demo: setup modules tools
+	scripts/vm/run.sh --kver $(KVER) --test demo --verbose
+
+vm-shell: setup modules tools
+	scripts/vm/run.sh --kver $(KVER) --shell
+
+dkms-check: setup
+	selftests/host/dkms.sh --kver $(KVER)
+
+help:
+	@sed -n 's/^\([a-z-]*\):.*/\1/p' Makefile | sort -u

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Interfaces private to ib_core, shared between its files.
+ *
+ *   device.c          device/client registry, lifetimes, module init
+ *   cache.c           per-port attribute, P_Key and GID caches
+ *   roce_gid_mgmt.c   RoCE GID table kept current from netdev events
+ *   sysfs.c           /sys/class/infiniband
+ *   netlink.c         NETLINK_RDMA sockets and dispatch to clients
+ *   nldev.c           the NLDEV client (rdma tool, libibverbs) and link ops
+ *   restrack.c        object counts for `rdma resource`
+ */
+#ifndef RDMA_KMOD_CORE_PRIV_H
+#define RDMA_KMOD_CORE_PRIV_H
+
+#include <linux/list.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
+
+/* netlink.c */
+int rdma_nl_init(void);
+void rdma_nl_exit(void);
+
+/* nldev.c */
+int nldev_init(void);
+void nldev_exit(void);
+/* Link type lookup; loads "rdma-link-<type>" on a miss. Caller gets no ref. */
+const struct rdma_link_ops *link_ops_get(const char *type);
+
+/* device.c: what nldev needs from the device registry. */
+typedef int (*nldev_callback)(struct ib_device *device, struct sk_buff *skb,
+			      struct netlink_callback *cb, unsigned int idx);
+/* Calls nldev_cb for every registered device visible in skb's netns. */
+int ib_enum_all_devs(nldev_callback nldev_cb, struct sk_buff *skb,
+		     struct netlink_callback *cb);
+/* Registered device with this index, with a reference (ib_device_put). */
+struct ib_device *ib_device_get_by_index(const struct net *net, u32 index);
+int ib_device_rename(struct ib_device *ibdev, const char *name);
+/* Fills res for GET_CHARDEV; -EOPNOTSUPP if no such client is registered. */
+int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
+			  struct ib_client_nl_info *res);
+
+/* cache.c */
+int ib_cache_setup_one(struct ib_device *device);
+void ib_cache_cleanup_one(struct ib_device *device);
+void ib_cache_release_one(struct ib_device *device);
+int ib_cache_init(void);
+void ib_cache_cleanup(void);
+int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
+			     enum ib_port_state *port_state);
+
+/* roce_gid_mgmt.c */
+int roce_gid_mgmt_init(void);
+void roce_gid_mgmt_cleanup(void);
+
+/* sysfs.c */
+extern struct class ib_class;
+int ib_setup_device_attrs(struct ib_device *ibdev);
+int ib_setup_port_attrs(struct ib_device *device);
+void ib_free_port_attrs(struct ib_device *device);
+int ib_device_rename_sysfs(struct ib_device *ibdev, const char *name);
+
+/* restrack.c */
+int rdma_restrack_init(struct ib_device *dev);
+void rdma_restrack_clean(struct ib_device *dev);
+
+#endif /* RDMA_KMOD_CORE_PRIV_H */

@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Installs everything the build, the demo and the tests need, on Debian 12.
+# Idempotent and non-interactive: it only calls apt-get when something is missing.
+set -eu
+
+[ "$(id -u)" = 0 ] || SUDO=sudo
+SUDO=${SUDO:-}
+export DEBIAN_FRONTEND=noninteractive
+
+PKGS="build-essential kmod bc linux-headers-amd64 qemu-system-x86 busybox-static
+ libnl-3-dev libnl-route-3-dev googletest libgtest-dev cmake pkg-config dkms
+ rdma-core ibverbs-utils ibverbs-providers rdmacm-utils infiniband-diags perftest
+ iproute2 dwarves"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+
+updated=0
+apt_update() {
+	[ $updated = 1 ] && return 0
+	$SUDO apt-get update -qq
+	updated=1
+}
+
+if [ -n "$missing" ]; then
+	echo "setup: installing$missing"
+	apt_update
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# The VM boots the stock kernel matching the installed headers.
+KVER=$(ls -d /usr/src/linux-headers-*-amd64 | sed 's,.*/linux-headers-,,' | sort -V | tail -n 1)
+if [ ! -e "/boot/vmlinuz-$KVER" ] || [ ! -d "/lib/modules/$KVER/kernel" ]; then
+	echo "setup: installing linux-image-$KVER"
+	apt_update
+	# INITRD=No: the VM brings its own initramfs; skip minutes of update-initramfs.
+	$SUDO env INITRD=No apt-get install -y -qq --no-install-recommends \
+		"linux-image-$KVER" >/dev/null
+fi
+echo "setup: ok (KVER=$KVER)"
