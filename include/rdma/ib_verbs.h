@@ -31,6 +31,8 @@
 
 #define IB_DEVICE_NAME_MAX	64
 #define IB_DEVICE_NODE_DESC_MAX	64
+/* Buffer size for ib_get_device_fw_str(). */
+#define IB_FW_VERSION_NAME_MAX	ETHTOOL_FWVERS_LEN
 
 struct ib_device;
 struct ib_port;

@@ -18,6 +18,11 @@ enum {
 	RDMA_NL_ADMIN_PERM = 1 << 0,
 };
 
+/* Longest NLDEV CHARDEV_TYPE (client name) accepted, NUL included. */
+enum {
+	RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE = 32,
+};
+
 struct rdma_nl_cbs {
 	int (*doit)(struct sk_buff *skb, struct nlmsghdr *nlh,
 		    struct netlink_ext_ack *extack);
@@ -26,8 +31,10 @@ struct rdma_nl_cbs {
 };
 
 /* Autoload of a netlink client module (e.g. NLDEV = 5). */
+/* _val is the literal number of _index: the alias must be "...-5", not a name. */
 #define MODULE_ALIAS_RDMA_NETLINK(_index, _val)				\
-	MODULE_ALIAS("rdma-netlink-subsys-" __stringify(_index))
+	static_assert((_index) == (_val));				\
+	MODULE_ALIAS("rdma-netlink-subsys-" __stringify(_val))
 
 void rdma_nl_register(unsigned int index,
 		      const struct rdma_nl_cbs cb_table[]);
