@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# PID 1 in the test VM after switch_root (host root, read-only over 9p).
+# Reads the run's settings from the writable share (run.env), installs our
+# modules where modprobe finds them, runs the tests, cleans up, scans dmesg
+# for splats and powers off. Results go to the share: results, rc, dmesg.txt.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+for d in /tmp /run /var/tmp /var/log /root /mnt; do mount -t tmpfs tmpfs $d; done
+mkdir -p /mnt/out /dev/pts /dev/shm
+mount -t 9p -o trans=virtio,version=9p2000.L out /mnt/out
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+OUT=/mnt/out
+. $OUT/run.env
+export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_SHARED=$OUT
+export HOME=/root
+exec > $OUT/guest.log 2>&1
+
+log() { echo "guest: $*"; echo "guest: $*" > /dev/console; }
+
+finish() {
+	dmesg > $OUT/dmesg.txt
+	echo "$1" > $OUT/rc
+	sync
+	busybox poweroff -f
+}
+
+# Our modules go to updates/ of an overlay over the stock module tree, and
+# the in-tree RDMA modules we do not provide are blocked with a clear message.
+install_ours() {
+	mods=/lib/modules/$KVER
+	mkdir -p /run/mods/upper /run/mods/work
+	mount -t overlay overlay -o lowerdir=$mods,upperdir=/run/mods/upper,workdir=/run/mods/work $mods ||
+		return 1
+	mkdir -p $mods/updates
+	cp $RDMA_KMOD_MODULES/*.ko $mods/updates/ || return 1
+	depmod $KVER || return 1
+	mkdir -p /run/modprobe.d
+	cp -a /etc/modprobe.d/. /run/modprobe.d/ 2>/dev/null
+	mount --bind /run/modprobe.d /etc/modprobe.d
+	sh $RDMA_KMOD_SRC/scripts/blocklist.sh $KVER $mods/updates > /etc/modprobe.d/rdma-kmod.conf
+}
+
+# Every loaded RDMA module must be ours (from updates/).
+check_no_intree() {
+	bad=""
+	for m in $(sh $RDMA_KMOD_SRC/scripts/blocklist.sh --names $KVER) $OUR_MODS; do
+		[ -d /sys/module/$m ] || continue
+		case "$(modinfo -n $m 2>/dev/null)" in
+		*/updates/*) ;;
+		*) bad="$bad $m" ;;
+		esac
+	done
+	[ -z "$bad" ] && return 0
+	log "in-tree RDMA module(s) loaded:$bad"
+	return 1
+}
+
+cleanup() {
+	for l in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' | sort -u); do
+		rdma link delete "$l" 2>/dev/null
+	done
+	# Unload everything RDMA, users first; a few passes settle the order.
+	for pass in 1 2 3 4 5; do
+		left=""
+		for m in $UNLOAD_ORDER; do
+			[ -d /sys/module/$m ] || continue
+			rmmod $m 2>/dev/null || left="$left $m"
+		done
+		[ -z "$left" ] && return 0
+		sleep 1
+	done
+	log "could not unload:$left"
+	return 1
+}
+
+modprobe virtio_net
+ip link set lo up
+ip link set eth0 up
+ip addr add $RDMA_KMOD_IP/24 dev eth0
+ip addr add $RDMA_KMOD_IP6/64 dev eth0 nodad
+
+OUR_MODS=$(cd $RDMA_KMOD_MODULES 2>/dev/null && ls *.ko 2>/dev/null | sed 's/\.ko$//; s/-/_/g')
+UNLOAD_ORDER="rdma_ucm ib_ipoib ib_iser ib_srpt rpcrdma xprtrdma svcrdma ib_umad ib_uverbs rdma_rxe siw rdma_cm iw_cm ib_cm ib_core"
+
+if [ "$RDMA_KMOD_STACK" = ours ]; then
+	install_ours || { log "module install failed"; finish 1; }
+fi
+
+if [ -n "$RDMA_KMOD_SHELL" ]; then
+	setsid sh -c 'exec sh </dev/ttyS0 >/dev/ttyS0 2>&1'
+	finish 0
+fi
+
+status=0
+cd $RDMA_KMOD_SRC
+: > $OUT/results
+for t in $RDMA_KMOD_TESTS; do
+	name=$(basename $t .sh)
+	log "test $name"
+	echo "=== $name"
+	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then
+		echo "FAIL: $name (in-tree module loaded before)" >> $OUT/results; status=1; continue
+	fi
+	if timeout -k 5 $RDMA_KMOD_TEST_TIMEOUT sh $t; then r=PASS; else r=FAIL; fi
+	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then r=FAIL; fi
+	# Each test leaves no device behind for the next one.
+	for l in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' | sort -u); do
+		rdma link delete "$l" 2>/dev/null
+	done
+	echo "$r: $name" >> $OUT/results
+	[ $r = PASS ] || status=1
+done
+
+cleanup || { echo "FAIL: unload" >> $OUT/results; status=1; }
+finish $status

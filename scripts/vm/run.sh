@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Boots the stock Debian kernel in QEMU (TCG) on the host's root file system
+# (read-only 9p) and runs selftests in it, on our modules (--stack ours) or
+# on the stock in-tree RDMA stack (--stack stock). See Documentation/testing.md.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+usage() {
+	cat <<USAGE
+usage: $0 [--kver KVER] [--stack ours|stock] [--modules-dir DIR]
+          (--cmd 'SHELL TEXT' | --test NAME ... | --all | --shell)
+          [--two-vm [--peer-stack ours|stock]] [--log FILE] [--verbose] [--timeout SEC]
+Exit 0 only if every test passed, dmesg shows no splat and our modules unloaded.
+USAGE
+}
+KVER=$("$top/scripts/kver.sh")
+stack=ours peer_stack=stock modules_dir="" cmd="" tests="" all=0 shell=0 twovm=0
+log="" verbose=0 timeout=1500 test_timeout=900
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kver) KVER=$2; shift ;;
+	--stack) stack=$2; shift ;;
+	--peer-stack) peer_stack=$2; shift ;;
+	--modules-dir) modules_dir=$2; shift ;;
+	--cmd) cmd=$2; shift ;;
+	--test) tests="$tests $2"; shift ;;
+	--all) all=1 ;;
+	--shell) shell=1 ;;
+	--two-vm) twovm=1 ;;
+	--log) log=$2; shift ;;
+	--verbose) verbose=1 ;;
+	--timeout) timeout=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+	shift
+done
+case "$stack$peer_stack" in ours*|stock*) ;; *) usage >&2; exit 2 ;; esac
+
+kernel=/boot/vmlinuz-$KVER
+[ -r "$kernel" ] || { echo "run.sh: no $kernel (run scripts/setup.sh)" >&2; exit 2; }
+vmdir=$top/build/vm
+mkdir -p "$vmdir/logs"
+initrd=$vmdir/initrd-$KVER.gz
+"$top/scripts/vm/mkinitrd.sh" "$KVER" "$initrd" || exit 2
+[ -n "$log" ] || log=$vmdir/logs/$(date +%Y%m%d-%H%M%S)-$$.log
+
+# Our modules: every .ko built in the tree, gathered flat for the guest.
+gather_modules() {
+	local dir=$1
+	mkdir -p "$dir"
+	if [ -n "$modules_dir" ]; then
+		find "$modules_dir" -name '*.ko' -exec cp {} "$dir/" \;
+	else
+		find "$top/drivers" "$top/ulp" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
+	fi
+	[ -n "$(ls "$dir")" ] || { echo "run.sh: no modules built (run make)" >&2; return 1; }
+}
+
+# Resolve test names to paths.
+list=""
+if [ $all = 1 ]; then
+	for f in "$top"/selftests/vm/*.sh; do
+		case "$(basename "$f")" in
+		twovm-*) [ $twovm = 1 ] && list="$list $f" ;;
+		*) [ $twovm = 1 ] || list="$list $f" ;;
+		esac
+	done
+fi
+for t in $tests; do
+	if [ -f "$t" ]; then list="$list $(cd "$(dirname "$t")" && pwd)/$(basename "$t")"
+	elif [ -f "$top/selftests/vm/$t.sh" ]; then list="$list $top/selftests/vm/$t.sh"
+	else echo "run.sh: no such selftest: $t" >&2; exit 2
+	fi
+done
+
+run_dir=$(mktemp -d "$vmdir/run.XXXXXX")
+trap 'rm -rf "$run_dir"' EXIT
+if [ -n "$cmd" ]; then
+	printf '%s\n' "$cmd" > "$run_dir/cmd.sh"
+	list="$list $run_dir/cmd.sh"
+fi
+[ -n "$list" ] || [ $shell = 1 ] || { usage >&2; exit 2; }
+
+# One VM per side; UDP socket link between them (or to nowhere for one VM).
+base_port=$(( 20000 + ($$ % 2000) * 4 ))
+start_vm() { # side(1|2) stack role ip ip6 peer_ip
+	local side=$1 vstack=$2 role=$3 out=$run_dir/vm$1
+	mkdir -p "$out"
+	if [ "$vstack" = ours ]; then gather_modules "$out/modules" || return 1; fi
+	cat > "$out/run.env" <<ENV
+KVER=$KVER
+RDMA_KMOD_SRC=$top
+RDMA_KMOD_TOOLS=$top/build/tools
+RDMA_KMOD_STACK=$vstack
+RDMA_KMOD_ROLE=$role
+RDMA_KMOD_IP=$4
+RDMA_KMOD_IP6=$5
+RDMA_KMOD_PEER_IP=$6
+RDMA_KMOD_MODULES=/mnt/out/modules
+RDMA_KMOD_TESTS="$(for t in $list; do case $t in $run_dir/*) echo -n " /mnt/out/../cmd.sh" ;; *) echo -n " $t" ;; esac; done)"
+RDMA_KMOD_TEST_TIMEOUT=$test_timeout
+RDMA_KMOD_SHELL=$( [ $shell = 1 ] && echo 1)
+ENV
+	[ -n "$cmd" ] && cp "$run_dir/cmd.sh" "$out/cmd.sh" &&
+		sed -i 's, /mnt/out/../cmd.sh, /mnt/out/cmd.sh,' "$out/run.env"
+	local lport=$((base_port + side)) rport=$((base_port + 3 - side))
+	[ $twovm = 1 ] || rport=$((base_port + 3))
+	local console=(-chardev "file,id=con,path=$out/console.txt" -serial chardev:con)
+	[ $shell = 1 ] && console=(-chardev stdio,id=con,signal=off -serial chardev:con)
+	local in=/dev/null
+	[ $shell = 1 ] && in=/dev/stdin
+	timeout -k 10 "$timeout" qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu max \
+		-smp 2 -m 2G -nodefaults -display none -vga none -no-reboot \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0,115200 panic=-1 oops=panic quiet rdinit=/init tsc=reliable mitigations=off RDMA_KMOD_GUEST=$top/scripts/vm/guest.sh" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
+		-netdev "socket,id=n0,udp=127.0.0.1:$rport,localaddr=127.0.0.1:$lport" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:5$side" \
+		"${console[@]}" < $in > "$out/qemu.txt" 2>&1
+}
+
+start=$(date +%s)
+if [ $twovm = 1 ]; then
+	start_vm 2 "$peer_stack" server 192.0.2.2 2001:db8::2 192.0.2.1 &
+	peer=$!
+	start_vm 1 "$stack" client 192.0.2.1 2001:db8::1 192.0.2.2
+	wait $peer
+else
+	start_vm 1 "$stack" single 192.0.2.1 2001:db8::1 ""
+fi
+qrc=$?
+
+# Collect: results, guest output, dmesg; decide.
+status=0
+: > "$log"
+for out in "$run_dir"/vm*; do
+	side=$(basename "$out")
+	{
+		echo "##### $side console"; cat "$out/console.txt" "$out/qemu.txt" 2>/dev/null
+		echo "##### $side guest output"; cat "$out/guest.log" 2>/dev/null
+		echo "##### $side dmesg"; cat "$out/dmesg.txt" 2>/dev/null
+	} >> "$log"
+	[ $verbose = 1 ] && cat "$out/guest.log" 2>/dev/null
+	[ $shell = 1 ] && continue
+	if [ ! -s "$out/rc" ]; then
+		echo "FAIL: $side did not finish (qemu rc $qrc, timeout ${timeout}s?)"; status=1; continue
+	fi
+	[ "$(cat "$out/rc")" = 0 ] || status=1
+	[ "$side" = vm1 ] && cat "$out/results"
+	[ "$side" = vm1 ] || sed "s/^/peer: /" "$out/results"
+	splats=$(grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t:|list_add corruption|list_del corruption|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|KASAN:|kernel BUG|Call Trace:' "$out/dmesg.txt")
+	if [ -n "$splats" ]; then
+		echo "FAIL: $side kernel splat:"; echo "$splats" | head -20; status=1
+	fi
+done
+[ -n "$cmd" ] && [ $verbose = 0 ] && cat "$run_dir/vm1/guest.log" 2>/dev/null
+echo "run.sh: $(( $(date +%s) - start ))s, log $log, status $status"
+exit $status
