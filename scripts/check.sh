@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make check: host-side tests (selftests/host/*.sh), then the VM selftests
+# (selftests/vm/*.sh in one VM on our modules). Last line: "N passed, M failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+KVER=$(scripts/kver.sh) host=1 vm=1 only=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kver) KVER=$2; shift ;;
+	--host-only) vm=0 ;;
+	--vm-only) host=0 ;;
+	--test) only="$only --test $2"; shift ;;
+	*) echo "usage: $0 [--kver KVER] [--host-only|--vm-only] [--test NAME]" >&2; exit 2 ;;
+	esac
+	shift
+done
+passed=0 failed=0
+count() { # reads PASS:/FAIL: lines
+	while IFS= read -r line; do
+		echo "$line"
+		case "$line" in
+		PASS:*) passed=$((passed + 1)) ;;
+		FAIL:*|peer:\ FAIL:*) failed=$((failed + 1)) ;;
+		esac
+	done
+}
+
+if [ $host = 1 ]; then
+	for t in selftests/host/*.sh; do
+		[ -e "$t" ] || continue
+		name=$(basename "$t" .sh)
+		if KVER=$KVER bash "$t" > "build/host-$name.log" 2>&1; then
+			echo "PASS: host/$name" | count
+		else
+			tail -20 "build/host-$name.log"
+			echo "FAIL: host/$name (log build/host-$name.log)" | count
+		fi
+	done
+fi
+
+if [ $vm = 1 ]; then
+	mkdir -p build
+	if ! make -s KVER="$KVER" modules tools > build/build.log 2>&1; then
+		tail -40 build/build.log
+		echo "FAIL: build (log build/build.log)" | count
+	else
+		echo "PASS: build (modules W=1 -Werror, tools)" | count
+		if [ -n "$only" ]; then
+			scripts/vm/run.sh --kver "$KVER" $only > build/vm-run.txt 2>&1
+		else
+			scripts/vm/run.sh --kver "$KVER" --all > build/vm-run.txt 2>&1
+		fi
+		rc=$?
+		count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run.txt)
+		grep -v -E '^(PASS|FAIL):' build/vm-run.txt | tail -30
+		if [ $rc != 0 ] && ! grep -q '^FAIL' build/vm-run.txt; then
+			echo "FAIL: vm run (exit $rc)" | count
+		fi
+		if ls selftests/vm/twovm-*.sh > /dev/null 2>&1 && [ -z "$only" ]; then
+			scripts/vm/run.sh --kver "$KVER" --all --two-vm > build/vm-run2.txt 2>&1
+			rc=$?
+			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run2.txt)
+			[ $rc = 0 ] || grep -q '^FAIL' build/vm-run2.txt || echo "FAIL: two-vm run (exit $rc)" | count
+		fi
+	fi
+fi
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
