@@ -48,12 +48,35 @@ void ib_cache_cleanup_one(struct ib_device *device);
 void ib_cache_release_one(struct ib_device *device);
 int ib_cache_init(void);
 void ib_cache_cleanup(void);
-int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
-			     enum ib_port_state *port_state);
+unsigned long roce_gid_type_mask_support(struct ib_device *dev, u32 port);
+int ib_cache_gid_add(struct ib_device *dev, u32 port, union ib_gid *gid,
+		     enum ib_gid_type type, struct net_device *ndev);
+int ib_cache_gid_del(struct ib_device *dev, u32 port, union ib_gid *gid,
+		     enum ib_gid_type type, struct net_device *ndev);
+/* Drops ndev's entries (all ndevs if NULL) that keep() rejects. */
+void ib_cache_gid_del_netdev(struct ib_device *dev, u32 port,
+			     struct net_device *ndev, bool defaults,
+			     bool (*keep)(const union ib_gid *gid, void *ctx),
+			     void *ctx);
+void ib_cache_gid_set_default_gid(struct ib_device *dev, u32 port,
+				  struct net_device *ndev,
+				  unsigned long gid_type_mask);
+int rdma_find_gid_by_port_index(struct ib_device *device,
+				const union ib_gid *gid,
+				enum ib_gid_type type, u32 port,
+				struct net_device *ndev);
+
+/* device.c: calls fn for every registered device port bound to ndev. */
+void ib_for_each_ndev_port(struct net_device *ndev,
+			   void (*fn)(struct ib_device *dev, u32 port,
+				      struct net_device *ndev, void *ctx),
+			   void *ctx);
 
 /* roce_gid_mgmt.c */
 int roce_gid_mgmt_init(void);
 void roce_gid_mgmt_cleanup(void);
+/* Rebuilds the RoCE GID tables of a device from its port netdevs. */
+void roce_rescan_device(struct ib_device *dev);
 
 /* sysfs.c */
 extern struct class ib_class;

@@ -371,18 +371,19 @@ out_put:
 }
 
 /*
- * Per-device step of a dump over all devices. cb->args[0] counts the
- * devices already sent; ib_enum_all_devs() holds no reference between
- * recv calls, so a device that went away is just not seen again.
+ * Per-device step of a dump over all devices. ib_enum_all_devs() walks
+ * the devices in ascending DEV_INDEX order and holds no reference between
+ * recv calls, so the next part resumes after the last index sent
+ * (cb->args[0]): a device that went away in between is just not seen, and
+ * none of the others is skipped or sent twice.
  */
 static int nldev_dump_one(struct ib_device *device, struct sk_buff *skb,
-			  struct netlink_callback *cb, unsigned int idx,
-			  u32 cmd,
+			  struct netlink_callback *cb, u32 cmd,
 			  int (*fill)(struct sk_buff *, struct ib_device *))
 {
 	struct nlmsghdr *nlh;
 
-	if (idx < cb->args[0])
+	if (device->index < cb->args[0])
 		return 0;
 
 	nlh = nldev_dump_put(skb, cb, cmd);
@@ -393,14 +394,14 @@ static int nldev_dump_one(struct ib_device *device, struct sk_buff *skb,
 		return -EMSGSIZE;
 	}
 	nlmsg_end(skb, nlh);
-	cb->args[0] = idx + 1;
+	cb->args[0] = (unsigned long)device->index + 1;
 	return 0;
 }
 
 static int nldev_get_dump_one(struct ib_device *device, struct sk_buff *skb,
 			      struct netlink_callback *cb, unsigned int idx)
 {
-	return nldev_dump_one(device, skb, cb, idx, RDMA_NLDEV_CMD_GET,
+	return nldev_dump_one(device, skb, cb, RDMA_NLDEV_CMD_GET,
 			      fill_dev_info);
 }
 
@@ -666,7 +667,7 @@ static int nldev_res_get_dump_one(struct ib_device *device,
 				  struct sk_buff *skb,
 				  struct netlink_callback *cb, unsigned int idx)
 {
-	return nldev_dump_one(device, skb, cb, idx, RDMA_NLDEV_CMD_RES_GET,
+	return nldev_dump_one(device, skb, cb, RDMA_NLDEV_CMD_RES_GET,
 			      fill_res_info);
 }
 

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Per-port GID tables of RoCE ports. Entries are refcounted: a reader keeps
+ * the entry it got from rdma_get_gid_attr() alive (and its netdev held)
+ * after the slot is reused, until rdma_put_gid_attr().
+ *
+ * Locking: table->lock (mutex) serialises writers and driver add/del_gid
+ * calls; table->rwlock guards the slot array for readers in any context.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/netdevice.h>
+#include <linux/if_vlan.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
+#include "core_priv.h"
+
+struct ib_gid_table_entry {
+	struct kref kref;
+	void *context;			/* driver's, from add_gid */
+	struct ib_gid_attr attr;
+};
+
+struct ib_gid_table {
+	int sz;
+	u32 default_gid_indices;	/* slots reserved for default GIDs */
+	struct mutex lock;		/* writers */
+	rwlock_t rwlock;		/* slot array, for readers */
+	struct ib_gid_table_entry **data;
+};
+
+union ib_gid zgid;
+EXPORT_SYMBOL(zgid);
+
+static const char * const gid_type_str[] = {
+	[IB_GID_TYPE_IB] = "IB/RoCE v1",
+	[IB_GID_TYPE_ROCE] = "IB/RoCE v1",
+	[IB_GID_TYPE_ROCE_UDP_ENCAP] = "RoCE v2",
+};
+
+const char *ib_cache_gid_type_str(enum ib_gid_type gid_type)
+{
+	if (gid_type < ARRAY_SIZE(gid_type_str) && gid_type_str[gid_type])
+		return gid_type_str[gid_type];
+	return "Invalid GID type";
+}
+EXPORT_SYMBOL(ib_cache_gid_type_str);
+
+static struct ib_gid_table *port_table(struct ib_device *dev, u32 port)
+{
+	if (!rdma_is_port_valid(dev, port) || !dev->port_data)
+		return NULL;
+	return dev->port_data[port].cache.gid;
+}
+
+static void gid_entry_release(struct kref *kref)
+{
+	struct ib_gid_table_entry *e =
+		container_of(kref, struct ib_gid_table_entry, kref);
+	struct net_device *ndev = rcu_dereference_protected(e->attr.ndev, 1);
+
+	dev_put(ndev);
+	kfree_rcu_mightsleep(e);
+}
+
+void rdma_put_gid_attr(const struct ib_gid_attr *attr)
+{
+	struct ib_gid_table_entry *e =
+		container_of(attr, struct ib_gid_table_entry, attr);
+
+	kref_put(&e->kref, gid_entry_release);
+}
+EXPORT_SYMBOL(rdma_put_gid_attr);
+
+void rdma_hold_gid_attr(const struct ib_gid_attr *attr)
+{
+	struct ib_gid_table_entry *e =
+		container_of(attr, struct ib_gid_table_entry, attr);
+
+	kref_get(&e->kref);
+}
+EXPORT_SYMBOL(rdma_hold_gid_attr);
+
+const struct ib_gid_attr *rdma_get_gid_attr(struct ib_device *device,
+					    u32 port_num, int index)
+{
+	struct ib_gid_table *table = port_table(device, port_num);
+	const struct ib_gid_attr *attr = ERR_PTR(-ENODATA);
+	unsigned long flags;
+
+	if (!table || index < 0 || index >= table->sz)
+		return ERR_PTR(-EINVAL);
+
+	read_lock_irqsave(&table->rwlock, flags);
+	if (table->data[index]) {
+		attr = &table->data[index]->attr;
+		rdma_hold_gid_attr(attr);
+	}
+	read_unlock_irqrestore(&table->rwlock, flags);
+	return attr;
+}
+EXPORT_SYMBOL(rdma_get_gid_attr);
+
+int rdma_query_gid(struct ib_device *device, u32 port_num, int index,
+		   union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+
+	if (!port_table(device, port_num)) {
+		/* IB ports keep their GIDs in the device. */
+		if (!rdma_is_port_valid(device, port_num) ||
+		    !device->ops.query_gid)
+			return -EINVAL;
+		return device->ops.query_gid(device, port_num, index, gid);
+	}
+
+	attr = rdma_get_gid_attr(device, port_num, index);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	memcpy(gid, &attr->gid, sizeof(*gid));
+	rdma_put_gid_attr(attr);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_query_gid);
+
+struct net_device *rdma_read_gid_attr_ndev_rcu(const struct ib_gid_attr *attr)
+{
+	struct net_device *ndev = rcu_dereference(attr->ndev);
+
+	return ndev ? ndev : ERR_PTR(-ENODEV);
+}
+EXPORT_SYMBOL(rdma_read_gid_attr_ndev_rcu);
+
+int rdma_read_gid_l2_fields(const struct ib_gid_attr *attr,
+			    u16 *vlan_id, u8 *smac)
+{
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(attr->ndev);
+	if (!ndev) {
+		rcu_read_unlock();
+		return -ENODEV;
+	}
+	if (smac)
+		ether_addr_copy(smac, ndev->dev_addr);
+	if (vlan_id)
+		*vlan_id = is_vlan_dev(ndev) ? vlan_dev_vlan_id(ndev) : 0xffff;
+	rcu_read_unlock();
+	return 0;
+}
+EXPORT_SYMBOL(rdma_read_gid_l2_fields);
+
+/* Which GID types a port's table carries: one entry per type per address. */
+unsigned long roce_gid_type_mask_support(struct ib_device *dev, u32 port)
+{
+	unsigned long mask = 0;
+
+	if (rdma_protocol_roce_eth_encap(dev, port))
+		mask |= BIT(IB_GID_TYPE_ROCE);
+	if (rdma_protocol_roce_udp_encap(dev, port))
+		mask |= BIT(IB_GID_TYPE_ROCE_UDP_ENCAP);
+	return mask;
+}
+
+static bool entry_matches(const struct ib_gid_table_entry *e,
+			  const union ib_gid *gid, enum ib_gid_type type,
+			  const struct net_device *ndev)
+{
+	return e->attr.gid_type == type &&
+	       rcu_access_pointer(e->attr.ndev) == ndev &&
+	       !memcmp(&e->attr.gid, gid, sizeof(*gid));
+}
+
+/* Empties one slot; table->lock held. */
+static void del_slot(struct ib_gid_table *table, int ix)
+{
+	struct ib_gid_table_entry *e = table->data[ix];
+	struct ib_device *dev = e->attr.device;
+
+	if (dev->ops.del_gid)
+		dev->ops.del_gid(&e->attr, &e->context);
+	write_lock_irq(&table->rwlock);
+	table->data[ix] = NULL;
+	write_unlock_irq(&table->rwlock);
+	rdma_put_gid_attr(&e->attr);
+}
+
+/* Fills slot ix; table->lock held. */
+static int add_slot(struct ib_device *dev, u32 port, struct ib_gid_table *table,
+		    int ix, const union ib_gid *gid, enum ib_gid_type type,
+		    struct net_device *ndev)
+{
+	struct ib_gid_table_entry *e;
+	int err;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	kref_init(&e->kref);
+	memcpy(&e->attr.gid, gid, sizeof(*gid));
+	e->attr.gid_type = type;
+	e->attr.device = dev;
+	e->attr.port_num = port;
+	e->attr.index = ix;
+	dev_hold(ndev);
+	RCU_INIT_POINTER(e->attr.ndev, ndev);
+
+	if (dev->ops.add_gid) {
+		err = dev->ops.add_gid(&e->attr, &e->context);
+		if (err) {
+			rdma_put_gid_attr(&e->attr);
+			return err;
+		}
+	}
+	write_lock_irq(&table->rwlock);
+	table->data[ix] = e;
+	write_unlock_irq(&table->rwlock);
+	return 0;
+}
+
+static void gid_table_changed(struct ib_device *dev, u32 port)
+{
+	struct ib_event ev = {
+		.device = dev,
+		.element.port_num = port,
+		.event = IB_EVENT_GID_CHANGE,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+int ib_cache_gid_add(struct ib_device *dev, u32 port, union ib_gid *gid,
+		     enum ib_gid_type type, struct net_device *ndev)
+{
+	struct ib_gid_table *table = port_table(dev, port);
+	int ix, free_ix = -1, err = 0;
+
+	if (!table)
+		return -EINVAL;
+	if (!memcmp(gid, &zgid, sizeof(*gid)))
+		return -EINVAL;
+
+	mutex_lock(&table->lock);
+	for (ix = table->default_gid_indices; ix < table->sz; ix++) {
+		if (!table->data[ix]) {
+			if (free_ix < 0)
+				free_ix = ix;
+			continue;
+		}
+		if (entry_matches(table->data[ix], gid, type, ndev))
+			goto out;	/* already there */
+	}
+	/* A default slot may already hold the same GID (fe80::EUI-64). */
+	for (ix = 0; ix < table->default_gid_indices; ix++)
+		if (table->data[ix] &&
+		    entry_matches(table->data[ix], gid, type, ndev))
+			goto out;
+	if (free_ix < 0) {
+		err = -ENOSPC;
+		goto out;
+	}
+	err = add_slot(dev, port, table, free_ix, gid, type, ndev);
+	if (!err)
+		gid_table_changed(dev, port);
+out:
+	mutex_unlock(&table->lock);
+	return err;
+}
+
+int ib_cache_gid_del(struct ib_device *dev, u32 port, union ib_gid *gid,
+		     enum ib_gid_type type, struct net_device *ndev)
+{
+	struct ib_gid_table *table = port_table(dev, port);
+	int ix, err = -EINVAL;
+
+	if (!table)
+		return -EINVAL;
+
+	mutex_lock(&table->lock);
+	for (ix = table->default_gid_indices; ix < table->sz; ix++) {
+		if (table->data[ix] &&
+		    entry_matches(table->data[ix], gid, type, ndev)) {
+			del_slot(table, ix);
+			err = 0;
+			break;
+		}
+	}
+	mutex_unlock(&table->lock);
+	if (!err)
+		gid_table_changed(dev, port);
+	return err;
+}
+
+/*
+ * Removes the non-default entries of ndev that keep() rejects (all of them
+ * when keep is NULL), and with defaults too, the default entries.
+ */
+void ib_cache_gid_del_netdev(struct ib_device *dev, u32 port,
+			     struct net_device *ndev, bool defaults,
+			     bool (*keep)(const union ib_gid *gid, void *ctx),
+			     void *ctx)
+{
+	struct ib_gid_table *table = port_table(dev, port);
+	bool changed = false;
+	int ix;
+
+	if (!table)
+		return;
+
+	mutex_lock(&table->lock);
+	for (ix = defaults ? 0 : table->default_gid_indices; ix < table->sz;
+	     ix++) {
+		struct ib_gid_table_entry *e = table->data[ix];
+
+		if (!e || (ndev && rcu_access_pointer(e->attr.ndev) != ndev))
+			continue;
+		if (keep && ix >= table->default_gid_indices &&
+		    keep(&e->attr.gid, ctx))
+			continue;
+		del_slot(table, ix);
+		changed = true;
+	}
+	mutex_unlock(&table->lock);
+	if (changed)
+		gid_table_changed(dev, port);
+}
+
+/* Default GIDs (fe80::EUI-64 of ndev), one per supported type, at 0..n-1. */
+void ib_cache_gid_set_default_gid(struct ib_device *dev, u32 port,
+				  struct net_device *ndev,
+				  unsigned long gid_type_mask)
+{
+	struct ib_gid_table *table = port_table(dev, port);
+	union ib_gid gid = { };
+	unsigned long type;
+	bool changed = false;
+	int ix = 0;
+
+	if (!table)
+		return;
+
+	gid.global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	addrconf_ifid_eui48(&gid.raw[8], ndev);
+
+	mutex_lock(&table->lock);
+	for_each_set_bit(type, &gid_type_mask, IB_GID_TYPE_SIZE) {
+		struct ib_gid_table_entry *e;
+
+		if (ix >= table->default_gid_indices)
+			break;
+		e = table->data[ix];
+		if (e && entry_matches(e, &gid, type, ndev)) {
+			ix++;
+			continue;
+		}
+		if (e)
+			del_slot(table, ix);
+		if (!add_slot(dev, port, table, ix, &gid, type, ndev))
+			changed = true;
+		ix++;
+	}
+	mutex_unlock(&table->lock);
+	if (changed)
+		gid_table_changed(dev, port);
+}
+
+static void release_gid_table(struct ib_gid_table *table)
+{
+	int ix;
+
+	if (!table)
+		return;
+	for (ix = 0; ix < table->sz; ix++)
+		if (table->data[ix])
+			rdma_put_gid_attr(&table->data[ix]->attr);
+	kfree(table->data);
+	kfree(table);
+}
+
+int ib_cache_setup_one(struct ib_device *device)
+{
+	u32 p;
+
+	rdma_for_each_port(device, p) {
+		struct ib_gid_table *table;
+
+		/* IB ports answer GID queries from the driver. */
+		if (!rdma_protocol_roce(device, p))
+			continue;
+		table = kzalloc(sizeof(*table), GFP_KERNEL);
+		if (!table)
+			goto err;
+		table->sz = device->port_data[p].immutable.gid_tbl_len;
+		table->data = kcalloc(table->sz, sizeof(*table->data),
+				      GFP_KERNEL);
+		if (!table->data) {
+			kfree(table);
+			goto err;
+		}
+		table->default_gid_indices =
+			min_t(int, table->sz,
+			      hweight_long(roce_gid_type_mask_support(device,
+								      p)));
+		mutex_init(&table->lock);
+		rwlock_init(&table->rwlock);
+		device->port_data[p].cache.gid = table;
+	}
+	return 0;
+err:
+	ib_cache_release_one(device);
+	return -ENOMEM;
+}
+
+/* Unregistration: empty every table (drivers see del_gid for each). */
+void ib_cache_cleanup_one(struct ib_device *device)
+{
+	u32 p;
+
+	rdma_for_each_port(device, p)
+		ib_cache_gid_del_netdev(device, p, NULL, true, NULL, NULL);
+}
+
+void ib_cache_release_one(struct ib_device *device)
+{
+	u32 p;
+
+	if (!device->port_data)
+		return;
+	rdma_for_each_port(device, p) {
+		release_gid_table(device->port_data[p].cache.gid);
+		device->port_data[p].cache.gid = NULL;
+	}
+}
+
+int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
+			     enum ib_port_state *port_state)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	err = ib_query_port(device, port_num, &attr);
+	if (!err)
+		*port_state = attr.state;
+	return err;
+}
+EXPORT_SYMBOL(ib_get_cached_port_state);
+
+int ib_get_cached_pkey(struct ib_device *device, u32 port_num, int index,
+		       u16 *pkey)
+{
+	return ib_query_pkey(device, port_num, index, pkey);
+}
+EXPORT_SYMBOL(ib_get_cached_pkey);
+
+int rdma_find_gid_by_port_index(struct ib_device *device,
+				const union ib_gid *gid,
+				enum ib_gid_type type, u32 port,
+				struct net_device *ndev)
+{
+	struct ib_gid_table *table = port_table(device, port);
+	unsigned long flags;
+	int ix, found = -ENOENT;
+
+	if (!table)
+		return -EINVAL;
+	read_lock_irqsave(&table->rwlock, flags);
+	for (ix = 0; ix < table->sz; ix++) {
+		struct ib_gid_table_entry *e = table->data[ix];
+
+		if (e && e->attr.gid_type == type &&
+		    !memcmp(&e->attr.gid, gid, sizeof(*gid)) &&
+		    (!ndev || rcu_access_pointer(e->attr.ndev) == ndev)) {
+			found = ix;
+			break;
+		}
+	}
+	read_unlock_irqrestore(&table->rwlock, flags);
+	return found;
+}
+
+const struct ib_gid_attr *rdma_find_gid_by_port(struct ib_device *device,
+						const union ib_gid *gid,
+						enum ib_gid_type gid_type,
+						u32 port,
+						struct net_device *ndev)
+{
+	int ix = rdma_find_gid_by_port_index(device, gid, gid_type, port,
+					     ndev);
+
+	if (ix < 0)
+		return ERR_PTR(ix);
+	return rdma_get_gid_attr(device, port, ix);
+}
+EXPORT_SYMBOL(rdma_find_gid_by_port);
+
+int ib_cache_init(void)
+{
+	return 0;
+}
+
+void ib_cache_cleanup(void)
+{
+}

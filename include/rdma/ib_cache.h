@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Cached port data (GID and P_Key tables, port state), upstream 6.1 names.
+ */
+#ifndef RDMA_KMOD_IB_CACHE_H
+#define RDMA_KMOD_IB_CACHE_H
+
+#include <rdma/ib_verbs.h>
+
+int ib_get_cached_pkey(struct ib_device *device, u32 port_num, int index,
+		       u16 *pkey);
+int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
+			     enum ib_port_state *port_state);
+const struct ib_gid_attr *rdma_find_gid_by_port(struct ib_device *device,
+						const union ib_gid *gid,
+						enum ib_gid_type gid_type,
+						u32 port,
+						struct net_device *ndev);
+
+#endif /* RDMA_KMOD_IB_CACHE_H */
