@@ -36,7 +36,8 @@ install_ours() {
 		return 1
 	mkdir -p $mods/updates
 	cp $RDMA_KMOD_MODULES/*.ko $mods/updates/ || return 1
-	depmod $KVER || return 1
+	# modules.dep and friends were made on the host (run.sh).
+	cp $RDMA_KMOD_MODULES.dep/modules.* $mods/ || return 1
 	mkdir -p /run/modprobe.d
 	cp -a /etc/modprobe.d/. /run/modprobe.d/ 2>/dev/null
 	mount --bind /run/modprobe.d /etc/modprobe.d
