@@ -223,8 +223,8 @@ out:
 }
 
 /*
- * netlink_rcv_skb() rules, except that messages without NLM_F_REQUEST are
- * dropped without an answer (LS replies from userspace excepted).
+ * netlink_rcv_skb() rules: messages without NLM_F_REQUEST are not handled
+ * (LS replies from userspace excepted) but still ACKed when asked.
  */
 static void rdma_nl_rcv(struct sk_buff *skb)
 {
@@ -239,7 +239,7 @@ static void rdma_nl_rcv(struct sk_buff *skb)
 
 		if (!(nlh->nlmsg_flags & NLM_F_REQUEST) &&
 		    RDMA_NL_GET_CLIENT(nlh->nlmsg_type) != RDMA_NL_LS)
-			goto next;
+			goto ack;
 
 		/* Control messages carry no request; ACK them if asked. */
 		if (nlh->nlmsg_type >= NLMSG_MIN_TYPE) {
@@ -249,6 +249,7 @@ static void rdma_nl_rcv(struct sk_buff *skb)
 				goto next;
 		}
 
+ack:
 		if ((nlh->nlmsg_flags & NLM_F_ACK) || err)
 			netlink_ack(skb, nlh, err, &extack);
 next:

@@ -41,14 +41,15 @@ static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 };
 
 /*
- * Liberal parsing, as upstream: unknown attribute types are ignored (newer
- * userspace may send them), known ones must match the policy.
+ * Unknown attribute types are ignored (newer userspace may send them);
+ * known ones must match the policy, fixed-size ones exactly (-EINVAL, as
+ * the stock kernel answers a 1-byte DEV_INDEX).
  */
 static int nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
 		       struct netlink_ext_ack *extack)
 {
-	return nlmsg_parse_deprecated(nlh, 0, tb, RDMA_NLDEV_ATTR_MAX - 1,
-				      nldev_policy, extack);
+	return __nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_MAX - 1,
+			     nldev_policy, NL_VALIDATE_STRICT_ATTRS, extack);
 }
 
 /* ------------------------------------------------------------ link ops */
@@ -493,13 +494,15 @@ static int nldev_newlink(struct sk_buff *skb, struct nlmsghdr *nlh,
 	    !tb[RDMA_NLDEV_ATTR_NDEV_NAME])
 		return -EINVAL;
 
-	/* Truncated names would name something else: refuse them. */
-	if (nla_strscpy(ibdev_name, tb[RDMA_NLDEV_ATTR_DEV_NAME],
-			sizeof(ibdev_name)) < 0 ||
-	    nla_strscpy(type, tb[RDMA_NLDEV_ATTR_LINK_TYPE], sizeof(type)) < 0 ||
-	    nla_strscpy(ndev_name, tb[RDMA_NLDEV_ATTR_NDEV_NAME],
-			sizeof(ndev_name)) < 0)
-		return -EINVAL;
+	/*
+	 * Over-long names are truncated, as the stock kernel does: a 64-char
+	 * device name becomes 63 chars, a 16-char netdev name finds no netdev.
+	 */
+	nla_strscpy(ibdev_name, tb[RDMA_NLDEV_ATTR_DEV_NAME],
+		    sizeof(ibdev_name));
+	nla_strscpy(type, tb[RDMA_NLDEV_ATTR_LINK_TYPE], sizeof(type));
+	nla_strscpy(ndev_name, tb[RDMA_NLDEV_ATTR_NDEV_NAME],
+		    sizeof(ndev_name));
 	/* A '%' would make the core pick a name: not for `rdma link add`. */
 	if (!ibdev_name[0] || strchr(ibdev_name, '%'))
 		return -EINVAL;
@@ -510,7 +513,6 @@ static int nldev_newlink(struct sk_buff *skb, struct nlmsghdr *nlh,
 
 	ops = link_ops_get_locked(type);
 	if (!ops) {
-		NL_SET_ERR_MSG(extack, "unknown link type");
 		err = -EINVAL;
 		goto out;
 	}

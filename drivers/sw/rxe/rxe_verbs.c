@@ -27,6 +27,11 @@ static int rxe_query_port(struct ib_device *ibdev, u32 port_num,
 	spin_lock_bh(&port->lock);
 	*attr = port->attr;
 	spin_unlock_bh(&port->lock);
+	/* As stock rxe: an admin-up netdev without carrier is "Polling". */
+	if (attr->state != IB_PORT_ACTIVE)
+		attr->phys_state = (to_rdev(ibdev)->ndev->flags & IFF_UP) ?
+				   IB_PORT_PHYS_STATE_POLLING :
+				   IB_PORT_PHYS_STATE_DISABLED;
 
 	err = ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
 			       &attr->active_width);
