@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Seed 002 §4.3: rdma-core's rdma-load-modules@rdma.service runs
+# systemd-modules-load on /etc/rdma/modules/rdma.conf at boot. On our stack
+# the modules we provide load from updates/, the others are refused with
+# rdma-kmod's message, and no in-tree RDMA module gets loaded.
+set -u
+[ "${RDMA_KMOD_STACK:-ours}" = ours ] || { echo "boot_modules: ours only, skipped"; exit 0; }
+conf=/etc/rdma/modules/rdma.conf
+[ -r $conf ] || { echo "FAIL: $conf missing (rdma-core not installed?)"; exit 1; }
+fail=0
+out=$(/lib/systemd/systemd-modules-load $conf 2>&1)
+echo "$out"
+# Listed modules (comments and blank lines aside), plus ib_core as ours.
+listed=$(sed -e 's/#.*//' $conf | tr -s ' \t' '\n' | grep -v '^$')
+ours=$(ls /lib/modules/$KVER/updates | sed 's/\.ko$//; s/-/_/g')
+for m in $listed; do
+	m=$(echo $m | tr - _)
+	case " $(echo $ours) " in
+	*" $m "*)
+		case "$(modinfo -n $m)" in
+		*/updates/*) [ -d /sys/module/$m ] && echo "ok: $m loaded from updates/" ||
+			{ echo "FAIL: $m not loaded"; fail=1; } ;;
+		*) echo "FAIL: $m resolves to $(modinfo -n $m)"; fail=1 ;;
+		esac ;;
+	*)
+		if [ -d /sys/module/$m ]; then
+			echo "FAIL: in-tree $m was loaded"; fail=1
+		elif real=$(modprobe -R $m 2>/dev/null | head -n 1) &&
+		     echo "$out" | grep -q "Failed to insert module '$real'" &&
+		     echo "$out" | grep -q "rdma-kmod: .* is not provided"; then
+			# Refused itself or through a dependency (e.g. ib_cm).
+			echo "ok: $m ($real) refused with rdma-kmod's message"
+		else
+			echo "FAIL: no clear message for $m"; fail=1
+		fi ;;
+	esac
+done
+for m in $(sh $RDMA_KMOD_SRC/scripts/blocklist.sh --names $KVER); do
+	[ -d /sys/module/$m ] || continue
+	case "$(modinfo -n $m)" in
+	*/updates/*) ;;
+	*) echo "FAIL: in-tree RDMA module $m loaded"; fail=1 ;;
+	esac
+done
+exit $fail
