@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <set>
+#include <string>
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -217,4 +218,36 @@ TEST_F(Enumerate, ChardevErrors)
 	m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, d.index);
 	std::vector<Reply> r;
 	EXPECT_ERRNO(EINVAL, nl.transact(m, r));
+}
+
+static std::string type_set(const AttrSet &a)
+{
+	std::set<int> t;
+	for (const Attr &x : a.attrs())
+		t.insert(x.type);
+	std::string s;
+	for (int x : t)
+		s += (s.empty() ? "" : ",") + std::to_string(x);
+	return s;
+}
+
+// The exact attribute sets stock 6.1 sends for an rxe device (consumers
+// ignore extras, but a missing one breaks them): no more, no less.
+TEST_F(Enumerate, ReplyAttributeSets)
+{
+	DevInfo d;
+	ASSERT_TRUE(find("rxe_en0", d));
+	EXPECT_EQ(std::string("?"), type_set(d.attrs)) << "GET reply attribute types";
+	PortInfo p;
+	ASSERT_OK(nldev_port_get(nl, d.index, 1, p));
+	EXPECT_EQ(std::string("?"), type_set(p.attrs)) << "PORT_GET reply attribute types";
+	SysInfo s;
+	ASSERT_OK(nldev_sys_get(nl, s));
+	EXPECT_EQ(std::string("?"), type_set(s.attrs)) << "SYS_GET reply attribute types";
+	NlMsg m(RDMA_NLDEV_CMD_RES_GET, NLM_F_REQUEST | NLM_F_ACK);
+	m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, d.index);
+	std::vector<Reply> r;
+	ASSERT_OK(nl.transact(m, r));
+	ASSERT_EQ(1u, r.size());
+	EXPECT_EQ(std::string("?"), type_set(r[0].attrs)) << "RES_GET reply attribute types";
 }
