@@ -33,10 +33,10 @@ if [ $host = 1 ]; then
 		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)
 		if KVER=$KVER bash "$t" > "build/host-$name.log" 2>&1; then
-			echo "PASS: host/$name" | count
+			count <<< "PASS: host/$name"
 		else
 			tail -20 "build/host-$name.log"
-			echo "FAIL: host/$name (log build/host-$name.log)" | count
+			count <<< "FAIL: host/$name (log build/host-$name.log)"
 		fi
 	done
 fi
@@ -45,9 +45,9 @@ if [ $vm = 1 ]; then
 	mkdir -p build
 	if ! make -s KVER="$KVER" modules tools > build/build.log 2>&1; then
 		tail -40 build/build.log
-		echo "FAIL: build (log build/build.log)" | count
+		count <<< "FAIL: build (log build/build.log)"
 	else
-		echo "PASS: build (modules W=1 -Werror, tools)" | count
+		count <<< "PASS: build (modules W=1 -Werror, tools)"
 		if [ -n "$only" ]; then
 			scripts/vm/run.sh --kver "$KVER" $only > build/vm-run.txt 2>&1
 		else
@@ -57,13 +57,13 @@ if [ $vm = 1 ]; then
 		count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run.txt)
 		grep -v -E '^(PASS|FAIL):' build/vm-run.txt | tail -30
 		if [ $rc != 0 ] && ! grep -q '^FAIL' build/vm-run.txt; then
-			echo "FAIL: vm run (exit $rc)" | count
+			count <<< "FAIL: vm run (exit $rc)"
 		fi
 		if ls selftests/vm/twovm-*.sh > /dev/null 2>&1 && [ -z "$only" ]; then
 			scripts/vm/run.sh --kver "$KVER" --all --two-vm > build/vm-run2.txt 2>&1
 			rc=$?
 			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run2.txt)
-			[ $rc = 0 ] || grep -q '^FAIL' build/vm-run2.txt || echo "FAIL: two-vm run (exit $rc)" | count
+			[ $rc = 0 ] || grep -q '^FAIL' build/vm-run2.txt || count <<< "FAIL: two-vm run (exit $rc)"
 		fi
 	fi
 fi
