@@ -209,6 +209,17 @@ Status Rtnl::set_mac(const std::string &name, const Mac &mac)
 	return change(sk_, name, chg.p, "set mac");
 }
 
+Status Rtnl::set_netns(const std::string &name, int ns_fd)
+{
+	Status s = require();
+	if (!s.ok())
+		return s;
+	LinkPtr chg;
+	chg.p = rtnl_link_alloc();
+	rtnl_link_set_ns_fd(chg.p, ns_fd);
+	return change(sk_, name, chg.p, "set netns");
+}
+
 static Status make_addr(const std::string &dev, const std::string &cidr, RtAddrPtr &ra)
 {
 	int idx = ifindex(dev);

@@ -32,6 +32,8 @@ public:
 	Status set_up(const std::string &name, bool up);
 	Status rename(const std::string &name, const std::string &newname);
 	Status set_mac(const std::string &name, const Mac &mac);
+	// Moves the netdev into the network namespace open at ns_fd.
+	Status set_netns(const std::string &name, int ns_fd);
 	// "192.0.2.5/24" or "2001:db8:1::5/64" (IPv6 with IFA_F_NODAD).
 	Status addr_add(const std::string &dev, const std::string &cidr);
 	Status addr_del(const std::string &dev, const std::string &cidr);

@@ -4,6 +4,7 @@
 // GET_CHARDEV answers, each cross-checked with sysfs (ABI.md §2, §3.1-3.2).
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -250,4 +251,32 @@ TEST_F(Enumerate, ReplyAttributeSets)
 	ASSERT_OK(nl.transact(m, r));
 	ASSERT_EQ(1u, r.size());
 	EXPECT_EQ(std::string("1,2,15"), type_set(r[0].attrs)) << "RES_GET reply attribute types";
+}
+
+// `rdma system set netns exclusive|shared` (ABI.md §2.6): with no other
+// network namespace alive the mode can be changed both ways.
+TEST_F(Enumerate, SysSetNetnsMode)
+{
+	SysInfo before;
+	ASSERT_OK(nldev_sys_get(nl, before));
+	auto set = [&](uint8_t mode) {
+		NlMsg m(RDMA_NLDEV_CMD_SYS_SET, NLM_F_REQUEST | NLM_F_ACK);
+		m.u8(RDMA_NLDEV_SYS_ATTR_NETNS_MODE, mode);
+		std::vector<Reply> r;
+		return nl.transact(m, r);
+	};
+	struct Restore {
+		std::function<void()> f;
+		~Restore() { f(); }
+	} restore{[&] { set(before.netns_mode.value_or(1)); }};
+	ASSERT_OK(set(0)) << "netns exclusive";
+	SysInfo s;
+	ASSERT_OK(nldev_sys_get(nl, s));
+	EXPECT_EQ(0u, s.netns_mode.value_or(0xff));
+	// Devices stay usable in init_net.
+	DevInfo d;
+	ASSERT_TRUE(find("rxe_en0", d));
+	ASSERT_OK(set(1)) << "netns shared";
+	ASSERT_OK(nldev_sys_get(nl, s));
+	EXPECT_EQ(1u, s.netns_mode.value_or(0xff));
 }

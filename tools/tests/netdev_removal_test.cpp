@@ -4,6 +4,9 @@
 // (asynchronously upstream: poll), without hanging the netdev deletion.
 #include <chrono>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "fixture.h"
 
 using namespace rk;
@@ -79,4 +82,23 @@ TEST_F(NetdevRemoval, RecreateAfterRemoval)
 	ASSERT_OK(nldev_port_get(nl, d.index, 1, p));
 	EXPECT_EQ("rkt_nrr", p.ndev_name.value_or("<absent>"));
 	EXPECT_EQ(kPortActive, p.state);
+}
+
+TEST_F(NetdevRemoval, MovedToOtherNetns)
+{
+	// Stock: a netdev leaving init_net unregisters there, so its rxe goes.
+	add_dummy_up("rkt_nns");
+	ASSERT_OK(add_rxe("rxe_nns", "rkt_nns"));
+	std::string out;
+	ASSERT_EQ(0, run_cmd("ip netns add rkt_ns", &out)) << out;
+	struct NsGuard {
+		~NsGuard() { run_cmd("ip netns del rkt_ns"); }
+	} guard;
+	int fd = open("/run/netns/rkt_ns", O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	Status s = rt.set_netns("rkt_nns", fd);
+	close(fd);
+	ASSERT_OK(s);
+	EXPECT_FALSE(netdev_exists("rkt_nns"));
+	expect_gone("rxe_nns");
 }
