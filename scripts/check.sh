@@ -17,6 +17,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+mkdir -p build
 passed=0 failed=0
 count() { # reads PASS:/FAIL: lines
 	while IFS= read -r line; do
