@@ -38,6 +38,9 @@ int ib_enum_all_devs(nldev_callback nldev_cb, struct sk_buff *skb,
 /* Registered device with this index, with a reference (ib_device_put). */
 struct ib_device *ib_device_get_by_index(const struct net *net, u32 index);
 int ib_device_rename(struct ib_device *ibdev, const char *name);
+/* Netns mode: true = shared (every device in every netns). */
+bool rdma_compatdev_get(void);
+int rdma_compatdev_set(u8 enable);
 /* Fills res for GET_CHARDEV; -EOPNOTSUPP if no such client is registered. */
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);

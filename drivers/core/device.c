@@ -15,6 +15,7 @@
 #include <linux/kmod.h>
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
+#include <net/sock.h>
 #include <rdma/ib_cache.h>
 #include "core_priv.h"
 
@@ -35,6 +36,48 @@ static DECLARE_RWSEM(clients_rwsem);	/* clients, their order */
 static u32 highest_client_id;
 
 static struct workqueue_struct *ib_unreg_wq;
+
+/*
+ * Netns mode ("rdma system set netns"): shared, every device is seen from
+ * every namespace; exclusive, a device only from its own. Devices cannot be
+ * moved yet, so all of them live in init_net.
+ */
+static bool ib_devices_shared_netns = true;
+static DECLARE_RWSEM(netns_mode_rwsem);
+
+static bool rdma_dev_access_netns(const struct net *net)
+{
+	return ib_devices_shared_netns || net_eq(net, &init_net);
+}
+
+bool rdma_compatdev_get(void)
+{
+	return ib_devices_shared_netns;
+}
+
+/* Like upstream: the mode changes only while no other namespace exists. */
+int rdma_compatdev_set(u8 enable)
+{
+	struct net *net;
+	int ret = 0;
+
+	down_write(&netns_mode_rwsem);
+	if (ib_devices_shared_netns == !!enable)
+		goto out;
+	down_read(&net_rwsem);
+	for_each_net(net) {
+		if (!net_eq(net, &init_net)) {
+			ret = -EBUSY;
+			break;
+		}
+	}
+	up_read(&net_rwsem);
+	if (!ret)
+		ib_devices_shared_netns = enable;
+out:
+	up_write(&netns_mode_rwsem);
+	return ret;
+}
 static struct workqueue_struct *ib_event_wq;	/* ordered: events in order */
 
 static const char * const ib_events[] = {
@@ -223,7 +266,8 @@ struct ib_device *ib_device_get_by_index(const struct net *net, u32 index)
 
 	down_read(&devices_rwsem);
 	device = xa_load(&devices, index);
-	if (device && (!xa_get_mark(&devices, index, DEVICE_REGISTERED) ||
+	if (device && (!rdma_dev_access_netns(net) ||
+		       !xa_get_mark(&devices, index, DEVICE_REGISTERED) ||
 		       !ib_device_try_get(device)))
 		device = NULL;
 	up_read(&devices_rwsem);
@@ -286,6 +330,8 @@ int ib_enum_all_devs(nldev_callback nldev_cb, struct sk_buff *skb,
 	unsigned int idx = 0;
 	int ret = 0;
 
+	if (!rdma_dev_access_netns(sock_net(skb->sk)))
+		return 0;
 	down_read(&devices_rwsem);
 	xa_for_each_marked(&devices, index, device, DEVICE_REGISTERED) {
 		ret = nldev_cb(device, skb, cb, idx);

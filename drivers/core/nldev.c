@@ -337,8 +337,10 @@ static struct nlmsghdr *nldev_dump_put(struct sk_buff *skb,
 
 /* ------------------------------------------------------------ GET */
 
-static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-			  struct netlink_ext_ack *extack)
+/* A doit answering one message about the device DEV_INDEX names. */
+static int nldev_device_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			     struct netlink_ext_ack *extack, u32 cmd,
+			     int (*fill)(struct sk_buff *, struct ib_device *))
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 	struct ib_device *device;
@@ -353,12 +355,12 @@ static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	if (!device)
 		return -EINVAL;
 
-	msg = nldev_reply_new(skb, nlh, RDMA_NLDEV_CMD_GET, &rnlh);
+	msg = nldev_reply_new(skb, nlh, cmd, &rnlh);
 	if (!msg) {
 		err = -ENOMEM;
 		goto out_put;
 	}
-	err = fill_dev_info(msg, device);
+	err = fill(msg, device);
 	if (err)
 		goto out_free;
 	ib_device_put(device);
@@ -369,6 +371,13 @@ out_free:
 out_put:
 	ib_device_put(device);
 	return err;
+}
+
+static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			  struct netlink_ext_ack *extack)
+{
+	return nldev_device_doit(skb, nlh, extack, RDMA_NLDEV_CMD_GET,
+				 fill_dev_info);
 }
 
 /*
@@ -425,8 +434,8 @@ static int nldev_set_name(struct ib_device *device, struct nlattr *attr)
 }
 
 /*
- * Moving a device to another namespace needs exclusive netns mode; in
- * shared mode (the only one supported) every device is in every netns.
+ * Moving a device to another namespace is not supported yet (it needs
+ * exclusive netns mode; in shared mode every device is in every netns).
  */
 static int nldev_set_netns(struct sk_buff *skb, struct nlattr *attr)
 {
@@ -634,35 +643,8 @@ static int nldev_port_get_dumpit(struct sk_buff *skb,
 static int nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	int err;
-
-	err = nldev_parse(nlh, tb, extack);
-	if (err)
-		return err;
-	device = nldev_device(skb, tb);
-	if (!device)
-		return -EINVAL;
-
-	msg = nldev_reply_new(skb, nlh, RDMA_NLDEV_CMD_RES_GET, &rnlh);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out_put;
-	}
-	err = fill_res_info(msg, device);
-	if (err)
-		goto out_free;
-	ib_device_put(device);
-	return nldev_reply_send(skb, msg, rnlh);
-
-out_free:
-	nlmsg_free(msg);
-out_put:
-	ib_device_put(device);
-	return err;
+	return nldev_device_doit(skb, nlh, extack, RDMA_NLDEV_CMD_RES_GET,
+				 fill_res_info);
 }
 
 static int nldev_res_get_dump_one(struct ib_device *device,
@@ -782,10 +764,11 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	if (!msg)
 		return -ENOMEM;
 	/*
-	 * Shared netns mode; fork is always safe for registered memory
-	 * (libibverbs skips MADV_DONTFORK on 1); no privileged Q_Key mode.
+	 * Fork is always safe for registered memory (libibverbs skips
+	 * MADV_DONTFORK on 1); no privileged Q_Key mode.
 	 */
-	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) ||
+	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE,
+		       rdma_compatdev_get()) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE, 0) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1)) {
 		nlmsg_free(msg);
@@ -809,12 +792,7 @@ static int nldev_sys_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		val = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]);
 		if (val > 1)
 			return -EINVAL;
-		if (!val) {
-			NL_SET_ERR_MSG(extack,
-				       "exclusive netns mode is not supported yet");
-			return -EOPNOTSUPP;
-		}
-		return 0;
+		return rdma_compatdev_set(val);
 	}
 	if (tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE]) {
 		val = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE]);

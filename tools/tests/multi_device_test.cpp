@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // MultiDevice: several rxe devices on different netdevs at once.
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <set>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -119,4 +126,127 @@ TEST_F(MultiDevice, DumpAcrossDatagrams)
 	std::vector<ResSummary> res;
 	ASSERT_OK(nldev_res_dump(small, res));
 	EXPECT_EQ(all.size(), res.size()) << "RES_GET dump";
+}
+
+namespace {
+
+// Child 0: NEWLINK/DELLINK loop. Exit status = number of unexpected errors.
+int churn_links(const std::string &nd, const std::string &ib, int rounds)
+{
+	RdmaNl nl;
+	if (!nl.open().ok())
+		return 100;
+	int bad = 0;
+	for (int i = 0; i < rounds; i++) {
+		if (!nldev_newlink(nl, ib, "rxe", nd).ok()) {
+			bad++;
+			continue;
+		}
+		DevInfo d;
+		if (!nldev_find(nl, ib, d).ok() || !nldev_dellink(nl, d.index).ok())
+			bad++;
+	}
+	return bad;
+}
+
+// Child 1: rxe on a dummy, then the dummy is deleted under it and recreated.
+int churn_netdevs(const std::string &nd, const std::string &ib, int rounds)
+{
+	RdmaNl nl;
+	Rtnl rt;
+	if (!nl.open().ok() || !rt.open().ok())
+		return 100;
+	int bad = 0;
+	for (int i = 0; i < rounds; i++) {
+		if (!rt.add_dummy(nd).ok() || !rt.set_up(nd, true).ok()) {
+			bad++;
+			break;
+		}
+		// The previous rxe of that name may still be going away.
+		Status s;
+		bool ok = poll_until([&] {
+			s = nldev_newlink(nl, ib, "rxe", nd);
+			return s.ok();
+		}, 5000, 20);
+		if (!ok)
+			bad++;
+		if (!rt.del(nd).ok())
+			bad++;
+	}
+	return bad;
+}
+
+} // namespace
+
+TEST_F(MultiDevice, ConcurrentChurn)
+{
+	// Link add/delete, netdev removal and readers all at once: nothing may
+	// fail except lookups of a device that just went away, nothing may hang
+	// (the runner also checks dmesg for splats).
+	add_dummy_up("rkt_c0");
+	constexpr int kRounds = 25;
+	pid_t kids[2];
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork();
+		ASSERT_GE(kids[k], 0);
+		if (kids[k] == 0)
+			_exit(k == 0 ? churn_links("rkt_c0", "rxe_c0", kRounds)
+				     : churn_netdevs("rkt_c1", "rxe_c1", kRounds));
+	}
+	netdevs.push_back(std::make_unique<ScopedNetdev>(rt, "rkt_c1"));
+	ibdevs.push_back(std::make_unique<ScopedIbdev>(nl, "rxe_c0"));
+	ibdevs.push_back(std::make_unique<ScopedIbdev>(nl, "rxe_c1"));
+
+	int status[2] = {-1, -1};
+	int alive = 2;
+	unsigned reads = 0, unexpected = 0;
+	std::string last_bad;
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+	while (alive && std::chrono::steady_clock::now() < deadline) {
+		std::vector<DevInfo> all;
+		Status s = nldev_get_dump(nl, all);
+		if (!s.ok()) {
+			unexpected++;
+			last_bad = "GET dump: " + errno_name(s.err) + " " + s.msg;
+		}
+		for (const DevInfo &d : all) {
+			PortInfo p;
+			ResSummary r;
+			DevInfo one;
+			for (Status x : {nldev_port_get(nl, d.index, 1, p), nldev_res_get(nl, d.index, r),
+					 nldev_get(nl, d.index, one)}) {
+				reads++;
+				// EINVAL: the index vanished between the dump and the doit.
+				if (!x.ok() && x.err != EINVAL && x.err != ENODEV) {
+					unexpected++;
+					last_bad = d.name + ": " + errno_name(x.err) + " " + x.msg;
+				}
+			}
+			std::string v;
+			read_sysfs(ib_port_path(d.name, 1) + "/gids/0", v);
+		}
+		for (int k = 0; k < 2; k++) {
+			if (status[k] != -1)
+				continue;
+			int st;
+			if (waitpid(kids[k], &st, WNOHANG) == kids[k]) {
+				status[k] = st;
+				alive--;
+			}
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (status[k] == -1) {
+			kill(kids[k], SIGKILL);
+			waitpid(kids[k], &status[k], 0);
+			ADD_FAILURE() << "churn child " << k << " hung (killed after 180 s)";
+			continue;
+		}
+		EXPECT_TRUE(WIFEXITED(status[k]) && WEXITSTATUS(status[k]) == 0)
+			<< "churn child " << k << ": " << WEXITSTATUS(status[k]) << " unexpected errors";
+	}
+	EXPECT_EQ(0u, unexpected) << "reader errors, last: " << last_bad;
+	printf("  %u reads during churn\n", reads);
+	EXPECT_FALSE(in_dump("rxe_c0"));
+	EXPECT_TRUE(poll_until([&] { return !in_dump("rxe_c1"); }, 5000));
 }
