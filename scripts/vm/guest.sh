@@ -6,6 +6,9 @@
 # modules where modprobe finds them, runs the tests, cleans up, scans dmesg
 # for splats and powers off. Results go to the share: results, rc, dmesg.txt.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# The host root stays reachable under /srv: the tree under test may live in
+# a directory the tmpfs mounts below hide (a CI clone in /tmp, say).
+mount --bind / /srv
 for d in /tmp /run /var/tmp /var/log /root /mnt; do mount -t tmpfs tmpfs $d; done
 mkdir -p /mnt/out /dev/pts /dev/shm
 mount -t 9p -o trans=virtio,version=9p2000.L out /mnt/out
@@ -17,6 +20,10 @@ OUT=/mnt/out
 export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_SHARED=$OUT
 export HOME=/root
 exec > $OUT/guest.log 2>&1
+if [ ! -d "$RDMA_KMOD_SRC/scripts" ]; then
+	mkdir -p "$RDMA_KMOD_SRC"
+	mount --bind "/srv$RDMA_KMOD_SRC" "$RDMA_KMOD_SRC"
+fi
 
 log() { echo "guest: $*"; echo "guest: $*" > /dev/console; }
 
