@@ -823,7 +823,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	ret = assign_name(device, name);
 	if (!ret)
 		ret = xa_alloc_cyclic(&devices, &device->index, device,
-				      XA_LIMIT(1, INT_MAX), &devices_next_index,
+				      XA_LIMIT(0, INT_MAX), &devices_next_index,
 				      GFP_KERNEL);
 	up_write(&devices_rwsem);
 	if (ret < 0)
@@ -880,7 +880,6 @@ err_name:
 	down_write(&devices_rwsem);
 	xa_erase(&devices, device->index);
 	up_write(&devices_rwsem);
-	device->index = 0;
 	return ret;
 }
 EXPORT_SYMBOL(ib_register_device);

@@ -11,32 +11,21 @@ struct rdma_restrack_root {
 	atomic_t count[RDMA_RESTRACK_MAX];
 };
 
-/* One root per device, looked up by device index. */
-static DEFINE_XARRAY(roots);
-
 int rdma_restrack_init(struct ib_device *dev)
 {
-	struct rdma_restrack_root *rt;
-	int ret;
-
-	rt = kzalloc(sizeof(*rt), GFP_KERNEL);
-	if (!rt)
-		return -ENOMEM;
-	ret = xa_err(xa_store(&roots, dev->index, rt, GFP_KERNEL));
-	if (ret)
-		kfree(rt);
-	return ret;
+	dev->res = kzalloc(sizeof(*dev->res), GFP_KERNEL);
+	return dev->res ? 0 : -ENOMEM;
 }
 
 void rdma_restrack_clean(struct ib_device *dev)
 {
-	if (dev->index)
-		kfree(xa_erase(&roots, dev->index));
+	kfree(dev->res);
+	dev->res = NULL;
 }
 
 int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type)
 {
-	struct rdma_restrack_root *rt = xa_load(&roots, dev->index);
+	struct rdma_restrack_root *rt = dev->res;
 
 	if (!rt || type >= RDMA_RESTRACK_MAX)
 		return 0;

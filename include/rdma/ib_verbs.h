@@ -39,6 +39,7 @@ struct ib_port;
 struct ib_client;
 struct rdma_link_ops;
 struct ib_client_nl_info;
+struct rdma_restrack_root;
 struct netlink_callback;
 struct sk_buff;
 
@@ -616,6 +617,8 @@ struct ib_device {
 
 	/* Global, never reused while the device lives (NLDEV DEV_INDEX). */
 	u32 index;
+	/* Object counts for `rdma resource` (restrack.c). */
+	struct rdma_restrack_root *res;
 
 	/* Held by every user; registration holds one. */
 	refcount_t refcount;
