@@ -128,7 +128,7 @@ ENV
 		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
 		-netdev "socket,id=n0,udp=127.0.0.1:$rport,localaddr=127.0.0.1:$lport" \
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:5$side" \
-		"${console[@]}" < $in > "$out/qemu.txt" 2>&1
+		"${console[@]}" < $in > "$([ $shell = 1 ] && echo /dev/stdout || echo "$out/qemu.txt")" 2>&1
 }
 
 start=$(date +%s)
