@@ -4,7 +4,7 @@
  * and clients. Names and semantics follow upstream Linux 6.1 so that code
  * written for upstream builds against this header.
  *
- * The object verbs (PD, CQ, QP, MR ...) are added by the verbs work.
+ * and the object verbs (PD, CQ, QP, SRQ, AH, MR, MW).
  */
 #ifndef RDMA_KMOD_IB_VERBS_H
 #define RDMA_KMOD_IB_VERBS_H
@@ -25,6 +25,12 @@
 #include <linux/in6.h>
 #include <linux/rcupdate.h>
 #include <linux/ethtool.h>
+#include <linux/irq_poll.h>
+#include <linux/scatterlist.h>
+#include <linux/dma-mapping.h>
+#include <linux/if_ether.h>
+#include <linux/slab.h>
+#include <rdma/restrack.h>
 #include <uapi/rdma/ib_user_verbs.h>
 #include <uapi/rdma/ib_user_ioctl_verbs.h>
 #include <uapi/rdma/rdma_netlink.h>
@@ -499,6 +505,859 @@ struct ib_udata {
 };
 
 /*
+ * ---------------------------------------------------------------------
+ * Verbs objects. Layouts are ours; names, members drivers and ULPs touch,
+ * and semantics follow upstream 6.1.
+ * ---------------------------------------------------------------------
+ */
+
+struct ib_pd;
+struct ib_mr;
+struct ib_mw;
+struct ib_ah;
+struct ib_xrcd;
+struct ib_ucontext;
+struct ib_uobject;
+struct ib_uverbs_file;
+struct ib_umem;
+struct scatterlist;
+struct vm_area_struct;
+
+/* Per-object entry of `rdma resource` (restrack.c). */
+struct rdma_restrack_entry {
+	enum rdma_restrack_type	type;
+	bool			valid;
+	bool			user;
+	u32			id;
+	struct task_struct	*task;
+	const char		*kern_name;
+};
+
+/* Userspace context: one per open of /dev/infiniband/uverbsN. */
+struct ib_ucontext {
+	struct ib_device	*device;
+	struct ib_uverbs_file	*ufile;
+	struct rdma_restrack_entry res;
+};
+
+/* What a user handle refers to; owned by ib_uverbs. */
+struct ib_uobject {
+	u64			user_handle;
+	struct ib_uverbs_file	*ufile;
+	struct ib_ucontext	*context;
+	void			*object;
+	struct list_head	list;
+	u32			id;
+	u32			type;		/* UVERBS_OBJECT_* */
+	struct kref		ref;
+	struct rcu_head		rcu;
+};
+
+/*
+ * Everything one uverbs command handler sees. Drivers only see the
+ * driver_udata member, and reach the context through
+ * rdma_udata_to_drv_context().
+ */
+struct uverbs_attr_bundle {
+	struct ib_udata		driver_udata;
+	struct ib_udata		ucore;
+	struct ib_uverbs_file	*ufile;
+	struct ib_ucontext	*context;
+	struct ib_uobject	*uobject;
+};
+
+static inline struct uverbs_attr_bundle *
+rdma_udata_to_uverbs_attr_bundle(struct ib_udata *udata)
+{
+	return container_of(udata, struct uverbs_attr_bundle, driver_udata);
+}
+
+#define rdma_udata_to_drv_context(udata, drv_dev_struct, member)	\
+	(struct drv_dev_struct *)((udata) ?				\
+		container_of(rdma_udata_to_uverbs_attr_bundle(udata)->context, \
+			     struct drv_dev_struct, member) : NULL)
+
+enum ib_access_flags {
+	IB_ACCESS_LOCAL_WRITE = IB_UVERBS_ACCESS_LOCAL_WRITE,
+	IB_ACCESS_REMOTE_WRITE = IB_UVERBS_ACCESS_REMOTE_WRITE,
+	IB_ACCESS_REMOTE_READ = IB_UVERBS_ACCESS_REMOTE_READ,
+	IB_ACCESS_REMOTE_ATOMIC = IB_UVERBS_ACCESS_REMOTE_ATOMIC,
+	IB_ACCESS_MW_BIND = IB_UVERBS_ACCESS_MW_BIND,
+	IB_ZERO_BASED = IB_UVERBS_ACCESS_ZERO_BASED,
+	IB_ACCESS_ON_DEMAND = IB_UVERBS_ACCESS_ON_DEMAND,
+	IB_ACCESS_HUGETLB = IB_UVERBS_ACCESS_HUGETLB,
+	IB_ACCESS_RELAXED_ORDERING = IB_UVERBS_ACCESS_RELAXED_ORDERING,
+
+	IB_ACCESS_OPTIONAL = IB_UVERBS_ACCESS_OPTIONAL_RANGE,
+	IB_ACCESS_SUPPORTED = ((IB_ACCESS_HUGETLB << 1) - 1) |
+			      IB_ACCESS_OPTIONAL,
+};
+
+/* ---- PD ---- */
+
+enum ib_pd_flags {
+	/* Memory of this PD may be reached with pd->unsafe_global_rkey. */
+	IB_PD_UNSAFE_GLOBAL_RKEY = 0x01,
+};
+
+struct ib_pd {
+	u32			local_dma_lkey;
+	u32			flags;
+	struct ib_device	*device;
+	struct ib_uobject	*uobject;
+	atomic_t		usecnt;		/* objects of this PD */
+	u32			unsafe_global_rkey;
+	/* The MR behind local_dma_lkey when the driver lacks one. */
+	struct ib_mr		*__internal_mr;
+	struct rdma_restrack_entry res;
+};
+
+/* ---- CQ ---- */
+
+enum ib_wc_status {
+	IB_WC_SUCCESS,
+	IB_WC_LOC_LEN_ERR,
+	IB_WC_LOC_QP_OP_ERR,
+	IB_WC_LOC_EEC_OP_ERR,
+	IB_WC_LOC_PROT_ERR,
+	IB_WC_WR_FLUSH_ERR,
+	IB_WC_MW_BIND_ERR,
+	IB_WC_BAD_RESP_ERR,
+	IB_WC_LOC_ACCESS_ERR,
+	IB_WC_REM_INV_REQ_ERR,
+	IB_WC_REM_ACCESS_ERR,
+	IB_WC_REM_OP_ERR,
+	IB_WC_RETRY_EXC_ERR,
+	IB_WC_RNR_RETRY_EXC_ERR,
+	IB_WC_LOC_RDD_VIOL_ERR,
+	IB_WC_REM_INV_RD_REQ_ERR,
+	IB_WC_REM_ABORT_ERR,
+	IB_WC_INV_EECN_ERR,
+	IB_WC_INV_EEC_STATE_ERR,
+	IB_WC_FATAL_ERR,
+	IB_WC_RESP_TIMEOUT_ERR,
+	IB_WC_GENERAL_ERR
+};
+
+const char *__attribute_const__ ib_wc_status_msg(enum ib_wc_status status);
+
+enum ib_wc_opcode {
+	IB_WC_SEND = IB_UVERBS_WC_SEND,
+	IB_WC_RDMA_WRITE = IB_UVERBS_WC_RDMA_WRITE,
+	IB_WC_RDMA_READ = IB_UVERBS_WC_RDMA_READ,
+	IB_WC_COMP_SWAP = IB_UVERBS_WC_COMP_SWAP,
+	IB_WC_FETCH_ADD = IB_UVERBS_WC_FETCH_ADD,
+	IB_WC_BIND_MW = IB_UVERBS_WC_BIND_MW,
+	IB_WC_LOCAL_INV = IB_UVERBS_WC_LOCAL_INV,
+	IB_WC_LSO = IB_UVERBS_WC_TSO,
+	IB_WC_REG_MR,
+	IB_WC_MASKED_COMP_SWAP,
+	IB_WC_MASKED_FETCH_ADD,
+	/* Receive completions have bit 7 set. */
+	IB_WC_RECV = 1 << 7,
+	IB_WC_RECV_RDMA_WITH_IMM
+};
+
+enum ib_wc_flags {
+	IB_WC_GRH = 1,
+	IB_WC_WITH_IMM = (1 << 1),
+	IB_WC_WITH_INVALIDATE = (1 << 2),
+	IB_WC_IP_CSUM_OK = (1 << 3),
+	IB_WC_WITH_SMAC = (1 << 4),
+	IB_WC_WITH_VLAN = (1 << 5),
+	IB_WC_WITH_NETWORK_HDR_TYPE = (1 << 6),
+};
+
+struct ib_wc;
+struct ib_cq;
+
+/* Embedded in a ULP's request; its done() runs on completion. */
+struct ib_cqe {
+	void (*done)(struct ib_cq *cq, struct ib_wc *wc);
+};
+
+struct ib_wc {
+	union {
+		u64		wr_id;
+		struct ib_cqe	*wr_cqe;
+	};
+	enum ib_wc_status	status;
+	enum ib_wc_opcode	opcode;
+	u32			vendor_err;
+	u32			byte_len;
+	struct ib_qp		*qp;
+	union {
+		__be32		imm_data;
+		u32		invalidate_rkey;
+	} ex;
+	u32			src_qp;
+	u32			slid;
+	int			wc_flags;
+	u16			pkey_index;
+	u8			sl;
+	u8			dlid_path_bits;
+	u32			port_num;	/* valid only for DR SMPs on switches */
+	u8			smac[ETH_ALEN];
+	u16			vlan_id;
+	u8			network_hdr_type;
+};
+
+enum ib_cq_notify_flags {
+	IB_CQ_SOLICITED			= 1 << 0,
+	IB_CQ_NEXT_COMP			= 1 << 1,
+	IB_CQ_SOLICITED_MASK		= IB_CQ_SOLICITED | IB_CQ_NEXT_COMP,
+	IB_CQ_REPORT_MISSED_EVENTS	= 1 << 2,
+};
+
+enum ib_poll_context {
+	IB_POLL_SOFTIRQ,		/* poll from softirq context */
+	IB_POLL_WORKQUEUE,		/* poll from workqueue */
+	IB_POLL_UNBOUND_WORKQUEUE,	/* poll from unbound workqueue */
+	IB_POLL_LAST_POOL_TYPE = IB_POLL_UNBOUND_WORKQUEUE,
+	IB_POLL_DIRECT,			/* caller context, no hw completions */
+};
+
+enum ib_cq_creation_flags {
+	IB_CQ_FLAGS_TIMESTAMP_COMPLETION = IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION,
+	IB_CQ_FLAGS_IGNORE_OVERRUN = IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN,
+};
+
+struct ib_cq_init_attr {
+	unsigned int	cqe;
+	u32		comp_vector;
+	u32		flags;
+};
+
+typedef void (*ib_comp_handler)(struct ib_cq *cq, void *cq_context);
+
+struct ib_cq {
+	struct ib_device	*device;
+	struct ib_ucq_object	*uobject;
+	ib_comp_handler		comp_handler;
+	void			(*event_handler)(struct ib_event *, void *);
+	void			*cq_context;
+	int			cqe;
+	unsigned int		cqe_used;
+	atomic_t		usecnt;		/* QPs using this CQ */
+	enum ib_poll_context	poll_ctx;
+	struct ib_wc		*wc;		/* ib_alloc_cq's poll batch */
+	struct list_head	pool_entry;
+	union {
+		struct irq_poll	iop;
+		struct work_struct work;
+	};
+	struct workqueue_struct	*comp_wq;
+	u32			comp_vector;
+	bool			shared:1;
+	bool			interrupt:1;	/* not IB_POLL_DIRECT */
+	struct rdma_restrack_entry res;
+};
+
+/* ---- SRQ ---- */
+
+enum ib_srq_type {
+	IB_SRQT_BASIC = IB_UVERBS_SRQT_BASIC,
+	IB_SRQT_XRC = IB_UVERBS_SRQT_XRC,
+	IB_SRQT_TM = IB_UVERBS_SRQT_TM,
+};
+
+static inline bool ib_srq_has_cq(enum ib_srq_type srq_type)
+{
+	return srq_type == IB_SRQT_XRC || srq_type == IB_SRQT_TM;
+}
+
+enum ib_srq_attr_mask {
+	IB_SRQ_MAX_WR	= 1 << 0,
+	IB_SRQ_LIMIT	= 1 << 1,
+};
+
+struct ib_srq_attr {
+	u32	max_wr;
+	u32	max_sge;
+	u32	srq_limit;
+};
+
+struct ib_srq_init_attr {
+	void			(*event_handler)(struct ib_event *, void *);
+	void			*srq_context;
+	struct ib_srq_attr	attr;
+	enum ib_srq_type	srq_type;
+	struct {
+		struct ib_cq	*cq;
+		union {
+			struct {
+				struct ib_xrcd *xrcd;
+			} xrc;
+			struct {
+				u32	max_num_tags;
+			} tag_matching;
+		};
+	} ext;
+};
+
+struct ib_srq {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_usrq_object	*uobject;
+	void			(*event_handler)(struct ib_event *, void *);
+	void			*srq_context;
+	enum ib_srq_type	srq_type;
+	atomic_t		usecnt;		/* QPs using this SRQ */
+	struct {
+		struct ib_cq	*cq;
+		union {
+			struct {
+				struct ib_xrcd	*xrcd;
+				u32		srq_num;
+			} xrc;
+		};
+	} ext;
+	struct rdma_restrack_entry res;
+};
+
+/* ---- AH ---- */
+
+enum rdma_ah_attr_type {
+	RDMA_AH_ATTR_TYPE_UNDEFINED,
+	RDMA_AH_ATTR_TYPE_IB,
+	RDMA_AH_ATTR_TYPE_ROCE,
+	RDMA_AH_ATTR_TYPE_OPA,
+};
+
+enum ib_ah_flags {
+	IB_AH_GRH	= 1
+};
+
+struct ib_global_route {
+	const struct ib_gid_attr *sgid_attr;
+	union ib_gid	dgid;
+	u32		flow_label;
+	u8		sgid_index;
+	u8		hop_limit;
+	u8		traffic_class;
+};
+
+struct ib_ah_attr {
+	u16	dlid;
+	u8	src_path_bits;
+};
+
+struct roce_ah_attr {
+	u8	dmac[ETH_ALEN];
+};
+
+struct rdma_ah_attr {
+	struct ib_global_route	grh;
+	u8			sl;
+	u8			static_rate;
+	u32			port_num;
+	u8			ah_flags;
+	enum rdma_ah_attr_type	type;
+	union {
+		struct ib_ah_attr	ib;
+		struct roce_ah_attr	roce;
+	};
+};
+
+enum {
+	RDMA_CREATE_AH_SLEEPABLE = BIT(0),
+};
+
+enum {
+	RDMA_DESTROY_AH_SLEEPABLE = BIT(0),
+};
+
+struct rdma_ah_init_attr {
+	struct rdma_ah_attr	*ah_attr;
+	u32			flags;
+	struct net_device	*xmit_slave;
+};
+
+struct ib_ah {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_uobject	*uobject;
+	const struct ib_gid_attr *sgid_attr;
+	enum rdma_ah_attr_type	type;
+};
+
+static inline struct ib_global_route *rdma_ah_retrieve_grh(struct rdma_ah_attr *attr)
+{
+	return &attr->grh;
+}
+
+static inline const struct ib_global_route *
+rdma_ah_read_grh(const struct rdma_ah_attr *attr)
+{
+	return &attr->grh;
+}
+
+static inline enum ib_ah_flags rdma_ah_get_ah_flags(const struct rdma_ah_attr *attr)
+{
+	return attr->ah_flags;
+}
+
+static inline void rdma_ah_set_ah_flags(struct rdma_ah_attr *attr,
+					enum ib_ah_flags flag)
+{
+	attr->ah_flags = flag;
+}
+
+static inline u8 rdma_ah_get_sl(const struct rdma_ah_attr *attr)
+{
+	return attr->sl;
+}
+
+static inline void rdma_ah_set_sl(struct rdma_ah_attr *attr, u8 sl)
+{
+	attr->sl = sl;
+}
+
+static inline u32 rdma_ah_get_port_num(const struct rdma_ah_attr *attr)
+{
+	return attr->port_num;
+}
+
+static inline void rdma_ah_set_port_num(struct rdma_ah_attr *attr, u32 port_num)
+{
+	attr->port_num = port_num;
+}
+
+static inline u8 rdma_ah_get_static_rate(const struct rdma_ah_attr *attr)
+{
+	return attr->static_rate;
+}
+
+static inline void rdma_ah_set_static_rate(struct rdma_ah_attr *attr, u8 rate)
+{
+	attr->static_rate = rate;
+}
+
+static inline u16 rdma_ah_get_dlid(const struct rdma_ah_attr *attr)
+{
+	return attr->type == RDMA_AH_ATTR_TYPE_IB ? attr->ib.dlid : 0;
+}
+
+static inline void rdma_ah_set_dlid(struct rdma_ah_attr *attr, u32 dlid)
+{
+	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
+		attr->ib.dlid = (u16)dlid;
+}
+
+static inline void rdma_ah_set_path_bits(struct rdma_ah_attr *attr, u8 bits)
+{
+	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
+		attr->ib.src_path_bits = bits;
+}
+
+static inline void rdma_ah_set_grh(struct rdma_ah_attr *attr,
+				   union ib_gid *dgid, u32 flow_label,
+				   u8 sgid_index, u8 hop_limit,
+				   u8 traffic_class)
+{
+	struct ib_global_route *grh = rdma_ah_retrieve_grh(attr);
+
+	attr->ah_flags = IB_AH_GRH;
+	if (dgid)
+		grh->dgid = *dgid;
+	grh->flow_label = flow_label;
+	grh->sgid_index = sgid_index;
+	grh->hop_limit = hop_limit;
+	grh->traffic_class = traffic_class;
+	grh->sgid_attr = NULL;
+}
+
+static inline void rdma_ah_set_dgid_raw(struct rdma_ah_attr *attr, void *dgid)
+{
+	memcpy(attr->grh.dgid.raw, dgid, sizeof(attr->grh.dgid));
+}
+
+/* ---- MR / MW ---- */
+
+enum ib_mr_type {
+	IB_MR_TYPE_MEM_REG,
+	IB_MR_TYPE_SG_GAPS,
+	IB_MR_TYPE_DM,
+	IB_MR_TYPE_USER,
+	IB_MR_TYPE_DMA,
+	IB_MR_TYPE_INTEGRITY,
+};
+
+struct ib_mr {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	u32			lkey;
+	u32			rkey;
+	u64			iova;
+	u64			length;
+	unsigned int		page_size;
+	enum ib_mr_type		type;
+	bool			need_inval;
+	union {
+		struct ib_uobject	*uobject;	/* user */
+		struct list_head	qp_entry;	/* ib_mr_pool */
+	};
+	struct ib_dm		*dm;
+	struct ib_sig_attrs	*sig_attrs;
+	struct rdma_restrack_entry res;
+};
+
+enum ib_mw_type {
+	IB_MW_TYPE_1 = 1,
+	IB_MW_TYPE_2 = 2
+};
+
+struct ib_mw {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_uobject	*uobject;
+	u32			rkey;
+	enum ib_mw_type		type;
+};
+
+/* ---- QP ---- */
+
+enum ib_sig_type {
+	IB_SIGNAL_ALL_WR,
+	IB_SIGNAL_REQ_WR
+};
+
+enum ib_qp_type {
+	IB_QPT_SMI,
+	IB_QPT_GSI,
+	IB_QPT_RC = IB_UVERBS_QPT_RC,
+	IB_QPT_UC = IB_UVERBS_QPT_UC,
+	IB_QPT_UD = IB_UVERBS_QPT_UD,
+	IB_QPT_RAW_IPV6,
+	IB_QPT_RAW_ETHERTYPE,
+	IB_QPT_RAW_PACKET = IB_UVERBS_QPT_RAW_PACKET,
+	IB_QPT_XRC_INI = IB_UVERBS_QPT_XRC_INI,
+	IB_QPT_XRC_TGT = IB_UVERBS_QPT_XRC_TGT,
+	IB_QPT_MAX,
+	IB_QPT_DRIVER = IB_UVERBS_QPT_DRIVER,
+};
+
+enum ib_qp_create_flags {
+	IB_QP_CREATE_IPOIB_UD_LSO		= 1 << 0,
+	IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK	=
+		IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
+	IB_QP_CREATE_CROSS_CHANNEL		= 1 << 2,
+	IB_QP_CREATE_MANAGED_SEND		= 1 << 3,
+	IB_QP_CREATE_MANAGED_RECV		= 1 << 4,
+	IB_QP_CREATE_NETIF_QP			= 1 << 5,
+	IB_QP_CREATE_INTEGRITY_EN		= 1 << 6,
+	IB_QP_CREATE_NETDEV_USE			= 1 << 7,
+	IB_QP_CREATE_SCATTER_FCS		=
+		IB_UVERBS_QP_CREATE_SCATTER_FCS,
+	IB_QP_CREATE_CVLAN_STRIPPING		=
+		IB_UVERBS_QP_CREATE_CVLAN_STRIPPING,
+	IB_QP_CREATE_SOURCE_QPN			= 1 << 10,
+	IB_QP_CREATE_PCI_WRITE_END_PADDING	=
+		IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING,
+	IB_QP_CREATE_RESERVED_START		= 1 << 26,
+	IB_QP_CREATE_RESERVED_END		= 1 << 31,
+};
+
+struct ib_qp_cap {
+	u32	max_send_wr;
+	u32	max_recv_wr;
+	u32	max_send_sge;
+	u32	max_recv_sge;
+	u32	max_inline_data;
+	/* Extra room for rdma_rw contexts; ib_create_qp adds it to max_send_wr. */
+	u32	max_rdma_ctxs;
+};
+
+struct ib_qp_init_attr {
+	void			(*event_handler)(struct ib_event *, void *);
+	void			*qp_context;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct ib_srq		*srq;
+	struct ib_xrcd		*xrcd;
+	struct ib_qp_cap	cap;
+	enum ib_sig_type	sq_sig_type;
+	enum ib_qp_type		qp_type;
+	u32			create_flags;
+	u32			port_num;	/* special QP types only */
+	struct ib_rwq_ind_table	*rwq_ind_tbl;
+	u32			source_qpn;
+};
+
+enum ib_qp_state {
+	IB_QPS_RESET,
+	IB_QPS_INIT,
+	IB_QPS_RTR,
+	IB_QPS_RTS,
+	IB_QPS_SQD,
+	IB_QPS_SQE,
+	IB_QPS_ERR
+};
+
+enum ib_mig_state {
+	IB_MIG_MIGRATED,
+	IB_MIG_REARM,
+	IB_MIG_ARMED
+};
+
+enum ib_qp_attr_mask {
+	IB_QP_STATE			= 1,
+	IB_QP_CUR_STATE			= (1 << 1),
+	IB_QP_EN_SQD_ASYNC_NOTIFY	= (1 << 2),
+	IB_QP_ACCESS_FLAGS		= (1 << 3),
+	IB_QP_PKEY_INDEX		= (1 << 4),
+	IB_QP_PORT			= (1 << 5),
+	IB_QP_QKEY			= (1 << 6),
+	IB_QP_AV			= (1 << 7),
+	IB_QP_PATH_MTU			= (1 << 8),
+	IB_QP_TIMEOUT			= (1 << 9),
+	IB_QP_RETRY_CNT			= (1 << 10),
+	IB_QP_RNR_RETRY			= (1 << 11),
+	IB_QP_RQ_PSN			= (1 << 12),
+	IB_QP_MAX_QP_RD_ATOMIC		= (1 << 13),
+	IB_QP_ALT_PATH			= (1 << 14),
+	IB_QP_MIN_RNR_TIMER		= (1 << 15),
+	IB_QP_SQ_PSN			= (1 << 16),
+	IB_QP_MAX_DEST_RD_ATOMIC	= (1 << 17),
+	IB_QP_PATH_MIG_STATE		= (1 << 18),
+	IB_QP_CAP			= (1 << 19),
+	IB_QP_DEST_QPN			= (1 << 20),
+	IB_QP_RESERVED1			= (1 << 21),
+	IB_QP_RESERVED2			= (1 << 22),
+	IB_QP_RESERVED3			= (1 << 23),
+	IB_QP_RESERVED4			= (1 << 24),
+	IB_QP_RATE_LIMIT		= (1 << 25),
+
+	IB_QP_ATTR_STANDARD_BITS = GENMASK(20, 0),
+};
+
+struct ib_qp_attr {
+	enum ib_qp_state	qp_state;
+	enum ib_qp_state	cur_qp_state;
+	enum ib_mtu		path_mtu;
+	enum ib_mig_state	path_mig_state;
+	u32			qkey;
+	u32			rq_psn;
+	u32			sq_psn;
+	u32			dest_qp_num;
+	int			qp_access_flags;
+	struct ib_qp_cap	cap;
+	struct rdma_ah_attr	ah_attr;
+	struct rdma_ah_attr	alt_ah_attr;
+	u16			pkey_index;
+	u16			alt_pkey_index;
+	u8			en_sqd_async_notify;
+	u8			sq_draining;
+	u8			max_rd_atomic;
+	u8			max_dest_rd_atomic;
+	u8			min_rnr_timer;
+	u32			port_num;
+	u8			timeout;
+	u8			retry_cnt;
+	u8			rnr_retry;
+	u32			alt_port_num;
+	u8			alt_timeout;
+	u32			rate_limit;
+	struct net_device	*xmit_slave;
+};
+
+struct ib_qp {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	spinlock_t		mr_lock;	/* protects rdma_mrs, sig_mrs */
+	int			mrs_used;
+	struct list_head	rdma_mrs;
+	struct list_head	sig_mrs;
+	struct ib_srq		*srq;
+	struct ib_xrcd		*xrcd;
+	struct ib_uqp_object	*uobject;
+	void			(*event_handler)(struct ib_event *, void *);
+	void			*qp_context;
+	/* Set before the QP is destroyed, for tools that report it. */
+	const struct ib_gid_attr *av_sgid_attr;
+	const struct ib_gid_attr *alt_path_sgid_attr;
+	u32			qp_num;
+	u32			max_write_sge;
+	u32			max_read_sge;
+	enum ib_qp_type		qp_type;
+	u32			port;
+	bool			integrity_en;
+	/* ib_drain_qp's markers. */
+	struct completion	srq_completion;
+	struct ib_qp		*real_qp;
+	atomic_t		usecnt;
+	struct rdma_restrack_entry res;
+};
+
+/* ---- Work requests ---- */
+
+struct ib_sge {
+	u64	addr;
+	u32	length;
+	u32	lkey;
+};
+
+enum ib_wr_opcode {
+	IB_WR_RDMA_WRITE = IB_UVERBS_WR_RDMA_WRITE,
+	IB_WR_RDMA_WRITE_WITH_IMM = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,
+	IB_WR_SEND = IB_UVERBS_WR_SEND,
+	IB_WR_SEND_WITH_IMM = IB_UVERBS_WR_SEND_WITH_IMM,
+	IB_WR_RDMA_READ = IB_UVERBS_WR_RDMA_READ,
+	IB_WR_ATOMIC_CMP_AND_SWP = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP,
+	IB_WR_ATOMIC_FETCH_AND_ADD = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD,
+	IB_WR_BIND_MW = IB_UVERBS_WR_BIND_MW,
+	IB_WR_LSO = IB_UVERBS_WR_TSO,
+	IB_WR_SEND_WITH_INV = IB_UVERBS_WR_SEND_WITH_INV,
+	IB_WR_RDMA_READ_WITH_INV = IB_UVERBS_WR_RDMA_READ_WITH_INV,
+	IB_WR_LOCAL_INV = IB_UVERBS_WR_LOCAL_INV,
+	IB_WR_MASKED_ATOMIC_CMP_AND_SWP =
+		IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP,
+	IB_WR_MASKED_ATOMIC_FETCH_AND_ADD =
+		IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD,
+	/* Kernel-only opcodes start well above the user ones. */
+	IB_WR_REG_MR = 0x20,
+	IB_WR_REG_MR_INTEGRITY,
+	IB_WR_RESERVED1 = 0xf0,
+};
+
+enum ib_send_flags {
+	IB_SEND_FENCE		= 1,
+	IB_SEND_SIGNALED	= (1 << 1),
+	IB_SEND_SOLICITED	= (1 << 2),
+	IB_SEND_INLINE		= (1 << 3),
+	IB_SEND_IP_CSUM		= (1 << 4),
+	IB_SEND_RESERVED_START	= (1 << 26),
+	IB_SEND_RESERVED_END	= (1 << 31),
+};
+
+struct ib_send_wr {
+	struct ib_send_wr	*next;
+	union {
+		u64		wr_id;
+		struct ib_cqe	*wr_cqe;
+	};
+	struct ib_sge		*sg_list;
+	int			num_sge;
+	enum ib_wr_opcode	opcode;
+	int			send_flags;
+	union {
+		__be32		imm_data;
+		u32		invalidate_rkey;
+	} ex;
+};
+
+struct ib_rdma_wr {
+	struct ib_send_wr	wr;
+	u64			remote_addr;
+	u32			rkey;
+};
+
+static inline const struct ib_rdma_wr *rdma_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_rdma_wr, wr);
+}
+
+struct ib_atomic_wr {
+	struct ib_send_wr	wr;
+	u64			remote_addr;
+	u64			compare_add;
+	u64			swap;
+	u64			compare_add_mask;
+	u64			swap_mask;
+	u32			rkey;
+};
+
+static inline const struct ib_atomic_wr *atomic_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_atomic_wr, wr);
+}
+
+struct ib_ud_wr {
+	struct ib_send_wr	wr;
+	struct ib_ah		*ah;
+	void			*header;
+	int			hlen;
+	int			mss;
+	u32			remote_qpn;
+	u32			remote_qkey;
+	u16			pkey_index;	/* valid for GSI only */
+	u32			port_num;	/* valid for DR SMPs on switch only */
+};
+
+static inline const struct ib_ud_wr *ud_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_ud_wr, wr);
+}
+
+struct ib_reg_wr {
+	struct ib_send_wr	wr;
+	struct ib_mr		*mr;
+	u32			key;
+	int			access;
+};
+
+static inline const struct ib_reg_wr *reg_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_reg_wr, wr);
+}
+
+struct ib_recv_wr {
+	struct ib_recv_wr	*next;
+	union {
+		u64		wr_id;
+		struct ib_cqe	*wr_cqe;
+	};
+	struct ib_sge		*sg_list;
+	int			num_sge;
+};
+
+/* Uverbs objects carrying event counts for destroy (ABI.md §4.7). */
+struct ib_uevent_object {
+	struct ib_uobject	uobject;
+	struct ib_uverbs_async_event_file *event_file;
+	struct list_head	event_list;
+	u32			events_reported;
+};
+
+struct ib_ucq_object {
+	struct ib_uevent_object	uevent;
+	struct list_head	comp_list;
+	u32			comp_events_reported;
+};
+
+struct ib_usrq_object {
+	struct ib_uevent_object	uevent;
+};
+
+struct ib_uqp_object {
+	struct ib_uevent_object	uevent;
+};
+
+/* Object sizes a driver embeds core objects in (ib_set_device_ops). */
+#define DECLARE_RDMA_OBJ_SIZE(ib_struct) size_t size_##ib_struct
+
+#define INIT_RDMA_OBJ_SIZE(ib_struct, drv_struct, member)		\
+	.size_##ib_struct =						\
+		(sizeof(struct drv_struct) +				\
+		 BUILD_BUG_ON_ZERO(offsetof(struct drv_struct, member)) +	\
+		 BUILD_BUG_ON_ZERO(					\
+			!__same_type(((struct drv_struct *)NULL)->member,	\
+				     struct ib_struct)))
+
+#define rdma_zalloc_drv_obj_gfp(ib_dev, ib_type, gfp)			\
+	((struct ib_type *)kzalloc((ib_dev)->ops.size_##ib_type, gfp))
+
+#define rdma_zalloc_drv_obj(ib_dev, ib_type)				\
+	rdma_zalloc_drv_obj_gfp(ib_dev, ib_type, GFP_KERNEL)
+
+#define rdma_zalloc_drv_obj_numa(ib_dev, ib_type)			\
+	rdma_zalloc_drv_obj(ib_dev, ib_type)
+
+struct rdma_hw_stats;
+
+/*
  * Driver methods. A driver fills what it supports and hands the table to
  * ib_set_device_ops(); unset methods fall back to core behaviour or fail
  * with -EOPNOTSUPP.
@@ -542,6 +1401,74 @@ struct ib_device_ops {
 	/* Driver sysfs attributes, under the device and under each port. */
 	const struct attribute_group *device_group;
 	const struct attribute_group **port_groups;
+
+	/* Data path; may be called in any context. */
+	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *send_wr,
+			 const struct ib_send_wr **bad_send_wr);
+	int (*post_recv)(struct ib_qp *qp, const struct ib_recv_wr *recv_wr,
+			 const struct ib_recv_wr **bad_recv_wr);
+	void (*drain_rq)(struct ib_qp *qp);
+	void (*drain_sq)(struct ib_qp *qp);
+	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+	int (*peek_cq)(struct ib_cq *cq, int wc_cnt);
+	int (*req_notify_cq)(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+	int (*post_srq_recv)(struct ib_srq *srq,
+			     const struct ib_recv_wr *recv_wr,
+			     const struct ib_recv_wr **bad_recv_wr);
+
+	/* Objects. The core allocates ib_* of size_ib_* and frees it. */
+	int (*alloc_ucontext)(struct ib_ucontext *context,
+			      struct ib_udata *udata);
+	void (*dealloc_ucontext)(struct ib_ucontext *context);
+	int (*mmap)(struct ib_ucontext *context, struct vm_area_struct *vma);
+	int (*alloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
+	int (*dealloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
+	int (*create_ah)(struct ib_ah *ah, struct rdma_ah_init_attr *attr,
+			 struct ib_udata *udata);
+	int (*create_user_ah)(struct ib_ah *ah, struct rdma_ah_init_attr *attr,
+			      struct ib_udata *udata);
+	int (*modify_ah)(struct ib_ah *ah, struct rdma_ah_attr *ah_attr);
+	int (*query_ah)(struct ib_ah *ah, struct rdma_ah_attr *ah_attr);
+	int (*destroy_ah)(struct ib_ah *ah, u32 flags);
+	int (*create_srq)(struct ib_srq *srq,
+			  struct ib_srq_init_attr *srq_init_attr,
+			  struct ib_udata *udata);
+	int (*modify_srq)(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+			  enum ib_srq_attr_mask srq_attr_mask,
+			  struct ib_udata *udata);
+	int (*query_srq)(struct ib_srq *srq, struct ib_srq_attr *srq_attr);
+	int (*destroy_srq)(struct ib_srq *srq, struct ib_udata *udata);
+	int (*create_qp)(struct ib_qp *qp, struct ib_qp_init_attr *qp_init_attr,
+			 struct ib_udata *udata);
+	int (*modify_qp)(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+			 int qp_attr_mask, struct ib_udata *udata);
+	int (*query_qp)(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+			int qp_attr_mask, struct ib_qp_init_attr *qp_init_attr);
+	int (*destroy_qp)(struct ib_qp *qp, struct ib_udata *udata);
+	int (*create_cq)(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			 struct ib_udata *udata);
+	int (*modify_cq)(struct ib_cq *cq, u16 cq_count, u16 cq_period);
+	int (*destroy_cq)(struct ib_cq *cq, struct ib_udata *udata);
+	int (*resize_cq)(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+	struct ib_mr *(*get_dma_mr)(struct ib_pd *pd, int mr_access_flags);
+	struct ib_mr *(*reg_user_mr)(struct ib_pd *pd, u64 start, u64 length,
+				     u64 virt_addr, int mr_access_flags,
+				     struct ib_udata *udata);
+	int (*dereg_mr)(struct ib_mr *mr, struct ib_udata *udata);
+	struct ib_mr *(*alloc_mr)(struct ib_pd *pd, enum ib_mr_type mr_type,
+				  u32 max_num_sg);
+	int (*map_mr_sg)(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+			 unsigned int *sg_offset);
+	int (*alloc_mw)(struct ib_mw *mw, struct ib_udata *udata);
+	int (*dealloc_mw)(struct ib_mw *mw);
+	int (*attach_mcast)(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+	int (*detach_mcast)(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+
+	/* `rdma statistic`: hardware counters of a port. */
+	struct rdma_hw_stats *(*alloc_hw_port_stats)(struct ib_device *device,
+						     u32 port_num);
+	int (*get_hw_stats)(struct ib_device *device,
+			    struct rdma_hw_stats *stats, u32 port, int index);
 
 	/* Sizes of the driver structures embedding core objects. */
 	size_t size_ib_ah;
@@ -906,6 +1833,328 @@ static inline int ib_copy_from_udata(void *dest, struct ib_udata *udata,
 				     size_t len)
 {
 	return copy_from_user(dest, udata->inbuf, len) ? -EFAULT : 0;
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Kernel verbs API (verbs.c, cq.c, mr.c). Upstream 6.1 names and
+ * semantics: callers may sleep unless a function says otherwise.
+ * ---------------------------------------------------------------------
+ */
+
+struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
+			    const char *caller);
+#define ib_alloc_pd(device, flags) \
+	__ib_alloc_pd((device), (flags), KBUILD_MODNAME)
+int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata);
+static inline void ib_dealloc_pd(struct ib_pd *pd)
+{
+	int ret = ib_dealloc_pd_user(pd, NULL);
+
+	WARN_ONCE(ret, "Destroy of kernel PD shouldn't fail");
+}
+
+struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
+			     u32 flags);
+struct ib_ah *rdma_create_user_ah(struct ib_pd *pd,
+				  struct rdma_ah_attr *ah_attr,
+				  struct ib_udata *udata);
+int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr);
+int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr);
+int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata);
+static inline void rdma_destroy_ah(struct ib_ah *ah, u32 flags)
+{
+	int ret = rdma_destroy_ah_user(ah, flags, NULL);
+
+	WARN_ONCE(ret, "Destroy of kernel AH shouldn't fail");
+}
+/* Fills ah_attr->roce.dmac etc. from the source GID and destination. */
+int ib_resolve_eth_dmac(struct ib_device *device,
+			struct rdma_ah_attr *ah_attr);
+void rdma_copy_ah_attr(struct rdma_ah_attr *dest,
+		       const struct rdma_ah_attr *src);
+void rdma_replace_ah_attr(struct rdma_ah_attr *old,
+			  const struct rdma_ah_attr *new);
+void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src);
+void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr);
+
+struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
+				  struct ib_srq_init_attr *srq_init_attr,
+				  struct ib_usrq_object *uobject,
+				  struct ib_udata *udata);
+static inline struct ib_srq *
+ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *srq_init_attr)
+{
+	if (!pd->device->ops.create_srq)
+		return ERR_PTR(-EOPNOTSUPP);
+	return ib_create_srq_user(pd, srq_init_attr, NULL, NULL);
+}
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+		  enum ib_srq_attr_mask srq_attr_mask);
+int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr);
+int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata);
+static inline void ib_destroy_srq(struct ib_srq *srq)
+{
+	int ret = ib_destroy_srq_user(srq, NULL);
+
+	WARN_ONCE(ret, "Destroy of kernel SRQ shouldn't fail");
+}
+static inline int ib_post_srq_recv(struct ib_srq *srq,
+				   const struct ib_recv_wr *recv_wr,
+				   const struct ib_recv_wr **bad_recv_wr)
+{
+	const struct ib_recv_wr *dummy;
+
+	return srq->device->ops.post_srq_recv(srq, recv_wr,
+					      bad_recv_wr ? : &dummy);
+}
+
+struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
+				  struct ib_qp_init_attr *qp_init_attr,
+				  const char *caller);
+static inline struct ib_qp *ib_create_qp(struct ib_pd *pd,
+					 struct ib_qp_init_attr *init_attr)
+{
+	return ib_create_qp_kernel(pd, init_attr, KBUILD_MODNAME);
+}
+/* Creates a user QP (ib_uverbs); the driver sees udata. */
+struct ib_qp *ib_create_qp_user(struct ib_device *dev, struct ib_pd *pd,
+				struct ib_qp_init_attr *attr,
+				struct ib_udata *udata,
+				struct ib_uqp_object *uobj, const char *caller);
+int ib_modify_qp_with_udata(struct ib_qp *qp, struct ib_qp_attr *attr,
+			    int attr_mask, struct ib_udata *udata);
+int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+		 int qp_attr_mask);
+int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *qp_attr,
+		int qp_attr_mask, struct ib_qp_init_attr *qp_init_attr);
+int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata);
+static inline int ib_destroy_qp(struct ib_qp *qp)
+{
+	return ib_destroy_qp_user(qp, NULL);
+}
+/* IBA's QP state table: is this transition with this mask allowed? */
+bool ib_modify_qp_is_ok(enum ib_qp_state cur_state,
+			enum ib_qp_state next_state, enum ib_qp_type type,
+			enum ib_qp_attr_mask mask);
+void ib_drain_rq(struct ib_qp *qp);
+void ib_drain_sq(struct ib_qp *qp);
+void ib_drain_qp(struct ib_qp *qp);
+
+static inline int ib_post_send(struct ib_qp *qp,
+			       const struct ib_send_wr *send_wr,
+			       const struct ib_send_wr **bad_send_wr)
+{
+	const struct ib_send_wr *dummy;
+
+	return qp->device->ops.post_send(qp, send_wr, bad_send_wr ? : &dummy);
+}
+
+static inline int ib_post_recv(struct ib_qp *qp,
+			       const struct ib_recv_wr *recv_wr,
+			       const struct ib_recv_wr **bad_recv_wr)
+{
+	const struct ib_recv_wr *dummy;
+
+	return qp->device->ops.post_recv(qp, recv_wr, bad_recv_wr ? : &dummy);
+}
+
+struct ib_cq *__ib_create_cq(struct ib_device *device,
+			     ib_comp_handler comp_handler,
+			     void (*event_handler)(struct ib_event *, void *),
+			     void *cq_context,
+			     const struct ib_cq_init_attr *cq_attr,
+			     const char *caller);
+#define ib_create_cq(device, cmp_hndlr, evt_hndlr, cq_ctxt, cq_attr) \
+	__ib_create_cq((device), (cmp_hndlr), (evt_hndlr), (cq_ctxt), \
+		       (cq_attr), KBUILD_MODNAME)
+int ib_resize_cq(struct ib_cq *cq, int cqe);
+int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period);
+int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata);
+static inline void ib_destroy_cq(struct ib_cq *cq)
+{
+	int ret = ib_destroy_cq_user(cq, NULL);
+
+	WARN_ONCE(ret, "Destroy of kernel CQ shouldn't fail");
+}
+
+struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
+			    int comp_vector, enum ib_poll_context poll_ctx,
+			    const char *caller);
+static inline struct ib_cq *ib_alloc_cq(struct ib_device *dev, void *private,
+					int nr_cqe, int comp_vector,
+					enum ib_poll_context poll_ctx)
+{
+	return __ib_alloc_cq(dev, private, nr_cqe, comp_vector, poll_ctx,
+			     KBUILD_MODNAME);
+}
+struct ib_cq *__ib_alloc_cq_any(struct ib_device *dev, void *private,
+				int nr_cqe, enum ib_poll_context poll_ctx,
+				const char *caller);
+static inline struct ib_cq *ib_alloc_cq_any(struct ib_device *dev,
+					    void *private, int nr_cqe,
+					    enum ib_poll_context poll_ctx)
+{
+	return __ib_alloc_cq_any(dev, private, nr_cqe, poll_ctx,
+				 KBUILD_MODNAME);
+}
+void ib_free_cq(struct ib_cq *cq);
+int ib_process_cq_direct(struct ib_cq *cq, int budget);
+struct ib_cq *ib_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
+			     int comp_vector_hint,
+			     enum ib_poll_context poll_ctx);
+void ib_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe);
+
+static inline int ib_poll_cq(struct ib_cq *cq, int num_entries,
+			     struct ib_wc *wc)
+{
+	return cq->device->ops.poll_cq(cq, num_entries, wc);
+}
+
+static inline int ib_req_notify_cq(struct ib_cq *cq,
+				   enum ib_cq_notify_flags flags)
+{
+	return cq->device->ops.req_notify_cq(cq, flags);
+}
+
+struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
+			  u32 max_num_sg);
+int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata);
+static inline int ib_dereg_mr(struct ib_mr *mr)
+{
+	return ib_dereg_mr_user(mr, NULL);
+}
+int ib_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		 unsigned int *sg_offset, unsigned int page_size);
+int ib_sg_to_pages(struct ib_mr *mr, struct scatterlist *sgl, int sg_nents,
+		   unsigned int *sg_offset, int (*set_page)(struct ib_mr *, u64));
+
+/* The low 8 bits of an lkey/rkey are the consumer's key. */
+static inline void ib_update_fast_reg_key(struct ib_mr *mr, u8 newkey)
+{
+	mr->lkey = (mr->lkey & 0xffffff00) | newkey;
+	mr->rkey = (mr->rkey & 0xffffff00) | newkey;
+}
+
+static inline u32 ib_inc_rkey(u32 rkey)
+{
+	const u32 mask = 0x000000ff;
+
+	return ((rkey + 1) & mask) | (rkey & ~mask);
+}
+
+int ib_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+int ib_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+
+/*
+ * DMA helpers. Soft drivers (dma_device == NULL) work on kernel virtual
+ * addresses, so mapping is the identity there.
+ */
+static inline bool ib_uses_virt_dma(struct ib_device *dev)
+{
+	return !dev->dma_device;
+}
+
+static inline int ib_dma_mapping_error(struct ib_device *dev, u64 dma_addr)
+{
+	if (!dev->dma_device)
+		return 0;
+	return dma_mapping_error(dev->dma_device, dma_addr);
+}
+
+static inline u64 ib_dma_map_single(struct ib_device *dev, void *cpu_addr,
+				    size_t size,
+				    enum dma_data_direction direction)
+{
+	if (!dev->dma_device)
+		return (uintptr_t)cpu_addr;
+	return dma_map_single(dev->dma_device, cpu_addr, size, direction);
+}
+
+static inline void ib_dma_unmap_single(struct ib_device *dev, u64 addr,
+				       size_t size,
+				       enum dma_data_direction direction)
+{
+	if (dev->dma_device)
+		dma_unmap_single(dev->dma_device, addr, size, direction);
+}
+
+static inline u64 ib_dma_map_page(struct ib_device *dev, struct page *page,
+				  unsigned long offset, size_t size,
+				  enum dma_data_direction direction)
+{
+	if (!dev->dma_device)
+		return (uintptr_t)(page_address(page) + offset);
+	return dma_map_page(dev->dma_device, page, offset, size, direction);
+}
+
+static inline void ib_dma_unmap_page(struct ib_device *dev, u64 addr,
+				     size_t size,
+				     enum dma_data_direction direction)
+{
+	if (dev->dma_device)
+		dma_unmap_page(dev->dma_device, addr, size, direction);
+}
+
+/* Soft drivers: each entry's DMA address is its kernel virtual address. */
+int ib_dma_virt_map_sg(struct ib_device *dev, struct scatterlist *sg,
+		       int nents);
+
+static inline int ib_dma_map_sg_attrs(struct ib_device *dev,
+				      struct scatterlist *sg, int nents,
+				      enum dma_data_direction direction,
+				      unsigned long dma_attrs)
+{
+	if (!dev->dma_device)
+		return ib_dma_virt_map_sg(dev, sg, nents);
+	return dma_map_sg_attrs(dev->dma_device, sg, nents, direction,
+				dma_attrs);
+}
+
+static inline void ib_dma_unmap_sg_attrs(struct ib_device *dev,
+					 struct scatterlist *sg, int nents,
+					 enum dma_data_direction direction,
+					 unsigned long dma_attrs)
+{
+	if (dev->dma_device)
+		dma_unmap_sg_attrs(dev->dma_device, sg, nents, direction,
+				   dma_attrs);
+}
+
+static inline int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sg,
+				int nents, enum dma_data_direction direction)
+{
+	return ib_dma_map_sg_attrs(dev, sg, nents, direction, 0);
+}
+
+static inline void ib_dma_unmap_sg(struct ib_device *dev,
+				   struct scatterlist *sg, int nents,
+				   enum dma_data_direction direction)
+{
+	ib_dma_unmap_sg_attrs(dev, sg, nents, direction, 0);
+}
+
+static inline void ib_dma_sync_single_for_cpu(struct ib_device *dev, u64 addr,
+					      size_t size,
+					      enum dma_data_direction dir)
+{
+	if (dev->dma_device)
+		dma_sync_single_for_cpu(dev->dma_device, addr, size, dir);
+}
+
+static inline void ib_dma_sync_single_for_device(struct ib_device *dev,
+						 u64 addr, size_t size,
+						 enum dma_data_direction dir)
+{
+	if (dev->dma_device)
+		dma_sync_single_for_device(dev->dma_device, addr, size, dir);
+}
+
+static inline unsigned int ib_dma_max_seg_size(struct ib_device *dev)
+{
+	if (!dev->dma_device)
+		return SZ_2G;
+	return dma_get_max_seg_size(dev->dma_device);
 }
 
 #define ibdev_err(ibdev, fmt, ...) \
