@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(KDIR) M=$(PWD) W=$(W) RDMA_KMOD_WERROR=$(WERROR) -j$(JOBS)
 
 .PHONY: all modules install uninstall clean setup check check-host check-vm demo \
-	tools vm-shell dkms-check help
+	tools vm-shell dkms-check bench help
 
 all: modules
 
@@ -52,6 +52,10 @@ demo: setup modules tools
 
 vm-shell: setup modules tools
 	scripts/vm/run.sh --kver $(KVER) --shell
+
+# Speed of our rxe against the stock one (not part of check).
+bench: setup modules
+	scripts/bench/run.sh
 
 dkms-check: setup
 	selftests/host/dkms.sh --kver $(KVER)

@@ -57,20 +57,57 @@ def macros(tmp, inc, header, side):
         name, params, value = m.group(1), m.group(3), m.group(4)
         if params is None and value == "":
             continue  # include guards
+        if params is None and value.startswith('"'):
+            out[name] = "str"  # compare the text, not the literal's address
+            continue
         out[name] = None if params is None else len([p for p in params.split(",") if p.strip()])
     return out
 
 
+def is_expr(tmp, inc, header, side, expr):
+    src = tu(tmp, side + "-x.c", header, "long long x = (long long)(%s);\n" % expr)
+    p = subprocess.run(["gcc", "-w", "-fsyntax-only", "-I", inc, src], capture_output=True)
+    return p.returncode == 0
+
+
+def expansion(tmp, inc, header, side, name, nargs):
+    # Declarator-style macros (e.g. RDMA_UAPI_PTR) have no value: compare
+    # what they expand to on placeholder arguments instead.
+    call = "%s(%s)" % (name, ", ".join("arg%d" % i for i in range(nargs)))
+    src = tu(tmp, side + "-e.c", header, "@@ %s @@\n" % call)
+    text = run(["gcc", "-E", "-P", "-I", inc, src])
+    m = re.search(r"@@(.*?)@@", text, re.S)
+    return "%s expands to %s" % (call, " ".join(m.group(1).split()))
+
+
 def eval_macros(tmp, inc, header, side, names):
     lines = ['#include <stdio.h>', 'int main(void) {']
+    extra = []
     for name, nargs in sorted(names.items()):
+        if nargs not in (None, "str"):
+            expr = "%s(%s)" % (name, ", ".join(SAMPLE_ARGS[:nargs]))
+            if not is_expr(tmp, inc, header, side, expr):
+                extra.append(expansion(tmp, inc, header, side, name, nargs))
+                continue
+        if nargs == "str":
+            lines.append('printf("%%s = \\"%%s\\"\\n", "%s", %s);' % (name, name))
+            continue
         expr = name if nargs is None else "%s(%s)" % (name, ", ".join(SAMPLE_ARGS[:nargs]))
         lines.append('printf("%%s = %%lld\\n", "%s", (long long)(%s));' % (expr.replace('"', ''), expr))
     lines.append("return 0; }")
     src = tu(tmp, side + "-eval.c", header, "\n".join(lines) + "\n")
     exe = os.path.join(tmp, side + "-eval")
     run(["gcc", "-w", "-I", inc, "-o", exe, src])
-    return run([exe]).splitlines()
+    return run([exe]).splitlines() + extra
+
+
+def num(v):
+    # The same offset prints as "0" or "0x00" depending on the DWARF form
+    # the compiler picked (implicit_const vs data1) for the whole CU.
+    try:
+        return str(int(v, 0))
+    except (TypeError, ValueError):
+        return v
 
 
 def dwarf(tmp, inc, header, side):
@@ -117,7 +154,7 @@ def dwarf(tmp, inc, header, side):
         elif e["tag"] == "DW_TAG_member":
             ty = re.sub(r"^0x[0-9a-f]+ ", "", e.get("DW_AT_type", ""))
             rows.append("member %s.%s type %s at %s bits %s/%s" % (
-                owner, name, ty, e.get("DW_AT_data_member_location"),
+                owner, name, ty, num(e.get("DW_AT_data_member_location")),
                 e.get("DW_AT_data_bit_offset", "-"), e.get("DW_AT_bit_size", "-")))
     return sorted(set(rows))
 

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# `make bench`: the same perftest/qperf runs on the stock rxe and on ours, in
+# the same VM settings, then a table (build/bench/results.md) and a plot
+# (build/bench/results.png) of both and their ratio. Not part of `make check`:
+# numbers depend on the host's load.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/bench
+mkdir -p "$out"
+KVER=${KVER:-$("$top/scripts/kver.sh")}
+
+for stack in stock ours; do
+	echo "bench: $stack stack"
+	"$top/scripts/vm/run.sh" --kver "$KVER" --stack $stack --timeout 1800 \
+		--log "$out/$stack.log" --cmd "sh selftests/bench/perf.sh" |
+		sed -n 's/^BENCH //p' | tr -d '\r' >"$out/$stack.tsv" || true
+done
+
+awk '
+FNR == 1 { f++ }
+f == 1 { k = $1 " " $2; order[++n] = k; sbw[k] = $3; slat[k] = $4 }
+f == 2 { k = $1 " " $2; obw[k] = $3; olat[k] = $4 }
+function ratio(o, s) { return (o == "-" || s == "-" || o == "" || s == "" || s + 0 == 0) ? "-" : sprintf("%.2f", o / s) }
+END {
+	print "| test | bytes | stock MB/s | ours MB/s | ratio | stock usec | ours usec | ratio |"
+	print "|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= n; i++) {
+		k = order[i]; split(k, p, " ")
+		ob = (k in obw) ? obw[k] : "-"; ol = (k in olat) ? olat[k] : "-"
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], sbw[k], ob, ratio(ob, sbw[k]), slat[k], ol, ratio(ol, slat[k])
+	}
+}' "$out/stock.tsv" "$out/ours.tsv" >"$out/results.md"
+cat "$out/results.md"
+
+# Plot: bandwidth and latency side by side, stock vs ours ("-" = NaN).
+awk 'FNR == NR { b[$1] = $3; l[$1] = $4; next }
+     { print $1, ($1 in b) ? b[$1] : "-", ($1 in l) ? l[$1] : "-", $3, $4 }' \
+	"$out/stock.tsv" "$out/ours.tsv" | sed 's/ -/ NaN/g' >"$out/plot.dat"
+gnuplot <<GP
+set terminal pngcairo size 1200,500
+set output "$out/results.png"
+set multiplot layout 1,2
+set style data histograms
+set style fill solid 0.8
+set xtics rotate by -30
+set datafile missing "NaN"
+set title "Bandwidth (MB/s, higher is better)"
+plot "$out/plot.dat" using 2:xtic(1) title "stock", "" using 4 title "rdma-kmod"
+set title "Latency (usec, lower is better)"
+plot "$out/plot.dat" using 3:xtic(1) title "stock", "" using 5 title "rdma-kmod"
+unset multiplot
+GP
+echo "bench: $out/results.md, $out/results.png"
