@@ -61,3 +61,22 @@ finish() {
 	echo "$fails failed"
 	[ $fails = 0 ]
 }
+
+# die MESSAGE: a failure that makes the rest of the test pointless.
+die() {
+	bad "$1"
+	finish
+	exit 1
+}
+
+# The RoCE v2 GID index of our IPv4 address on rxe0 (192.0.2.1, or .2 on
+# the peer VM of the two-VM mode), once the table has it.
+ipv4_gid_index() {
+	h=c000:0201
+	[ "${RDMA_KMOD_PEER_IP:-}" = 192.0.2.1 ] && h=c000:0202
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		gid_index_of 0000:0000:0000:0000:0000:ffff:$h && return 0
+		sleep 0.5
+	done
+	return 1
+}

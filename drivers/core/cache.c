@@ -17,6 +17,7 @@
 
 struct ib_gid_table_entry {
 	struct kref kref;
+	struct rcu_head rcu;		/* the last put may come from softirq */
 	void *context;			/* driver's, from add_gid */
 	struct ib_gid_attr attr;
 };
@@ -60,7 +61,7 @@ static void gid_entry_release(struct kref *kref)
 	struct net_device *ndev = rcu_dereference_protected(e->attr.ndev, 1);
 
 	dev_put(ndev);
-	kfree_rcu_mightsleep(e);
+	kfree_rcu(e, rcu);
 }
 
 void rdma_put_gid_attr(const struct ib_gid_attr *attr)

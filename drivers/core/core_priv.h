@@ -9,6 +9,7 @@
  *   netlink.c         NETLINK_RDMA sockets and dispatch to clients
  *   nldev.c           the NLDEV client (rdma tool, libibverbs) and link ops
  *   restrack.c        object counts for `rdma resource`
+ *   hw_counters.c     per-port hardware counters (`rdma statistic`)
  */
 #ifndef RDMA_KMOD_CORE_PRIV_H
 #define RDMA_KMOD_CORE_PRIV_H
@@ -87,6 +88,24 @@ int ib_setup_device_attrs(struct ib_device *ibdev);
 int ib_setup_port_attrs(struct ib_device *device);
 void ib_free_port_attrs(struct ib_device *device);
 int ib_device_rename_sysfs(struct ib_device *ibdev, const char *name);
+
+/* hw_counters.c: ports/N/hw_counters and STAT_GET. */
+int ib_setup_port_hw_counters(struct ib_device *dev, u32 port,
+			      struct kobject *kobj, void **cookie);
+void ib_free_port_hw_counters(struct ib_device *dev, u32 port,
+			      struct kobject *kobj, void *cookie);
+/* Fresh counter values into values[max]; returns how many, or -errno. */
+int rdma_hw_stats_snapshot(struct ib_device *dev, u32 port, u64 *values,
+			   int max);
+
+/* cq.c: completion workqueues and the per-device CQ pools. */
+extern struct workqueue_struct *ib_comp_wq;
+extern struct workqueue_struct *ib_comp_unbound_wq;
+int ib_cq_init(void);
+void ib_cq_cleanup(void);
+void ib_cq_pool_init(struct ib_device *dev);
+/* Frees the pooled CQs; every client must be gone. */
+void ib_cq_pool_cleanup(struct ib_device *dev);
 
 /* restrack.c */
 int rdma_restrack_init(struct ib_device *dev);

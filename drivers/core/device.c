@@ -169,6 +169,7 @@ struct ib_device *_ib_alloc_device(size_t size)
 	INIT_LIST_HEAD(&device->port_list);
 	init_completion(&device->unreg_completion);
 	INIT_WORK(&device->unregistration_work, ib_unregister_work);
+	ib_cq_pool_init(device);
 	return device;
 }
 EXPORT_SYMBOL(_ib_alloc_device);
@@ -210,6 +211,47 @@ void ib_set_device_ops(struct ib_device *dev, const struct ib_device_ops *ops)
 	SET_OP(dealloc_driver);
 	SET_OP(device_group);
 	SET_OP(port_groups);
+	SET_OP(post_send);
+	SET_OP(post_recv);
+	SET_OP(drain_rq);
+	SET_OP(drain_sq);
+	SET_OP(poll_cq);
+	SET_OP(peek_cq);
+	SET_OP(req_notify_cq);
+	SET_OP(post_srq_recv);
+	SET_OP(alloc_ucontext);
+	SET_OP(dealloc_ucontext);
+	SET_OP(mmap);
+	SET_OP(alloc_pd);
+	SET_OP(dealloc_pd);
+	SET_OP(create_ah);
+	SET_OP(create_user_ah);
+	SET_OP(modify_ah);
+	SET_OP(query_ah);
+	SET_OP(destroy_ah);
+	SET_OP(create_srq);
+	SET_OP(modify_srq);
+	SET_OP(query_srq);
+	SET_OP(destroy_srq);
+	SET_OP(create_qp);
+	SET_OP(modify_qp);
+	SET_OP(query_qp);
+	SET_OP(destroy_qp);
+	SET_OP(create_cq);
+	SET_OP(modify_cq);
+	SET_OP(destroy_cq);
+	SET_OP(resize_cq);
+	SET_OP(get_dma_mr);
+	SET_OP(reg_user_mr);
+	SET_OP(dereg_mr);
+	SET_OP(alloc_mr);
+	SET_OP(map_mr_sg);
+	SET_OP(alloc_mw);
+	SET_OP(dealloc_mw);
+	SET_OP(attach_mcast);
+	SET_OP(detach_mcast);
+	SET_OP(alloc_hw_port_stats);
+	SET_OP(get_hw_stats);
 	SET_OP(size_ib_ah);
 	SET_OP(size_ib_counters);
 	SET_OP(size_ib_cq);
@@ -895,6 +937,7 @@ static void __ib_unregister_device(struct ib_device *ib_dev)
 	}
 
 	disable_device(ib_dev);
+	ib_cq_pool_cleanup(ib_dev);
 	ib_cache_cleanup_one(ib_dev);
 	ib_free_port_attrs(ib_dev);
 	device_del(&ib_dev->dev);
@@ -1253,9 +1296,12 @@ static int __init ib_core_init(void)
 		return -ENOMEM;
 	}
 
-	ret = ib_cache_init();
+	ret = ib_cq_init();
 	if (ret)
 		goto err_wq;
+	ret = ib_cache_init();
+	if (ret)
+		goto err_cq;
 	ret = class_register(&ib_class);
 	if (ret)
 		goto err_cache;
@@ -1278,6 +1324,8 @@ err_class:
 	class_unregister(&ib_class);
 err_cache:
 	ib_cache_cleanup();
+err_cq:
+	ib_cq_cleanup();
 err_wq:
 	destroy_workqueue(ib_event_wq);
 	destroy_workqueue(ib_unreg_wq);
@@ -1291,6 +1339,7 @@ static void __exit ib_core_cleanup(void)
 	rdma_nl_exit();
 	class_unregister(&ib_class);
 	ib_cache_cleanup();
+	ib_cq_cleanup();
 	destroy_workqueue(ib_unreg_wq);
 	/* Runs the event works still queued; they hold device references. */
 	destroy_workqueue(ib_event_wq);

@@ -884,14 +884,128 @@ out_put:
 
 /* ------------------------------------------------------------ STAT_* */
 
-/* Counters come with the verbs; until then every statistic request fails. */
-static int nldev_stat_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-			   struct netlink_ext_ack *extack)
+/*
+ * Link statistics: the port's hardware counters (hw_counters.c). Per-QP
+ * counters (STAT_RES, bound counters, SET/DEL) are not supported.
+ */
+static int fill_stat_hwcounters(struct sk_buff *msg, struct ib_device *device,
+				u32 port, bool values)
 {
-	return -EOPNOTSUPP;
+	struct rdma_hw_stats *stats = device->port_data[port].hw_stats;
+	struct nlattr *table, *entry;
+	u64 *v = NULL;
+	int i, n = 0;
+
+	if (values && stats) {
+		v = kcalloc(stats->num_counters, sizeof(*v), GFP_KERNEL);
+		if (!v)
+			return -ENOMEM;
+		n = rdma_hw_stats_snapshot(device, port, v, stats->num_counters);
+		if (n < 0) {
+			kfree(v);
+			return n;
+		}
+	}
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	if (!table)
+		goto err;
+	for (i = 0; i < n; i++) {
+		entry = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+		if (!entry ||
+		    nla_put_string(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME,
+				   stats->descs[i].name) ||
+		    nla_put_u64_64bit(msg,
+				      RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE,
+				      v[i], RDMA_NLDEV_ATTR_PAD))
+			goto err;
+		nla_nest_end(msg, entry);
+	}
+	nla_nest_end(msg, table);
+	kfree(v);
+	return 0;
+
+err:
+	kfree(v);
+	return -EMSGSIZE;
 }
 
+static int nldev_stat_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
+			    struct netlink_ext_ack *extack, u32 cmd,
+			    bool values)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct ib_device *device;
+	struct nlmsghdr *rnlh;
+	struct sk_buff *msg;
+	u32 port;
+	int err;
+
+	err = nldev_parse(nlh, tb, extack);
+	if (err)
+		return err;
+	if (tb[RDMA_NLDEV_ATTR_STAT_RES] &&
+	    nla_get_u32(tb[RDMA_NLDEV_ATTR_STAT_RES]) != RDMA_NLDEV_ATTR_RES_MR)
+		return -EOPNOTSUPP;
+	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		return -EINVAL;
+	device = nldev_device(skb, tb);
+	if (!device)
+		return -EINVAL;
+	port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (!rdma_is_port_valid(device, port)) {
+		err = -EINVAL;
+		goto out_put;
+	}
+	if (!device->port_data[port].hw_stats) {
+		err = -EOPNOTSUPP;
+		goto out_put;
+	}
+
+	msg = nldev_reply_new(skb, nlh, cmd, &rnlh);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out_put;
+	}
+	err = fill_nldev_handle(msg, device);
+	if (!err && nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
+		err = -EMSGSIZE;
+	if (!err)
+		err = fill_stat_hwcounters(msg, device, port, values);
+	if (err)
+		goto out_free;
+	ib_device_put(device);
+	return nldev_reply_send(skb, msg, rnlh);
+
+out_free:
+	nlmsg_free(msg);
+out_put:
+	ib_device_put(device);
+	return err;
+}
+
+static int nldev_stat_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			       struct netlink_ext_ack *extack)
+{
+	return nldev_stat_reply(skb, nlh, extack, RDMA_NLDEV_CMD_STAT_GET, true);
+}
+
+/* No counter is optional, so the list of dynamic ones is empty. */
+static int nldev_stat_get_status_doit(struct sk_buff *skb,
+				      struct nlmsghdr *nlh,
+				      struct netlink_ext_ack *extack)
+{
+	return nldev_stat_reply(skb, nlh, extack,
+				RDMA_NLDEV_CMD_STAT_GET_STATUS, false);
+}
+
+/* Bound per-QP counters do not exist here: the dump is empty. */
 static int nldev_stat_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return 0;
+}
+
+static int nldev_stat_unsupported(struct sk_buff *skb, struct nlmsghdr *nlh,
+				  struct netlink_ext_ack *extack)
 {
 	return -EOPNOTSUPP;
 }
@@ -949,19 +1063,19 @@ static const struct rdma_nl_cbs nldev_cb_table[RDMA_NLDEV_NUM_OPS] = {
 		.doit = nldev_get_chardev,
 	},
 	[RDMA_NLDEV_CMD_STAT_SET] = {
-		.doit = nldev_stat_doit,
+		.doit = nldev_stat_unsupported,
 		.flags = RDMA_NL_ADMIN_PERM,
 	},
 	[RDMA_NLDEV_CMD_STAT_GET] = {
-		.doit = nldev_stat_doit,
+		.doit = nldev_stat_get_doit,
 		.dump = nldev_stat_dumpit,
 	},
 	[RDMA_NLDEV_CMD_STAT_DEL] = {
-		.doit = nldev_stat_doit,
+		.doit = nldev_stat_unsupported,
 		.flags = RDMA_NL_ADMIN_PERM,
 	},
 	[RDMA_NLDEV_CMD_STAT_GET_STATUS] = {
-		.doit = nldev_stat_doit,
+		.doit = nldev_stat_get_status_doit,
 	},
 };
 

@@ -1,26 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Resource tracking for `rdma resource`: per-device object counts by type.
- * The object verbs add and remove entries; until they land, all are zero.
+ * Resource tracking for `rdma resource`: per-device tables of the verbs
+ * objects by type. Each tracked object gets an id (the QP number for QPs),
+ * and the owner: a kernel module name or the creating task.
  */
 #include <linux/atomic.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include "core_priv.h"
 
 struct rdma_restrack_root {
+	struct xarray xa[RDMA_RESTRACK_MAX];
+	u32 next_id[RDMA_RESTRACK_MAX];
 	atomic_t count[RDMA_RESTRACK_MAX];
 };
 
 int rdma_restrack_init(struct ib_device *dev)
 {
-	dev->res = kzalloc(sizeof(*dev->res), GFP_KERNEL);
-	return dev->res ? 0 : -ENOMEM;
+	struct rdma_restrack_root *rt;
+	int i;
+
+	rt = kzalloc(sizeof(*rt), GFP_KERNEL);
+	if (!rt)
+		return -ENOMEM;
+	for (i = 0; i < RDMA_RESTRACK_MAX; i++)
+		xa_init_flags(&rt->xa[i], XA_FLAGS_ALLOC);
+	dev->res = rt;
+	return 0;
 }
 
 void rdma_restrack_clean(struct ib_device *dev)
 {
-	kfree(dev->res);
+	struct rdma_restrack_root *rt = dev->res;
+	int i;
+
+	if (!rt)
+		return;
+	for (i = 0; i < RDMA_RESTRACK_MAX; i++) {
+		/* Every client is gone: what is left was leaked by its owner. */
+		if (atomic_read(&rt->count[i]))
+			dev_err(&dev->dev,
+				"restrack: %d objects of type %d not released\n",
+				atomic_read(&rt->count[i]), i);
+		xa_destroy(&rt->xa[i]);
+	}
 	dev->res = NULL;
+	kfree(rt);
 }
 
 int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type)
@@ -32,3 +58,115 @@ int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type)
 	return atomic_read(&rt->count[type]);
 }
 EXPORT_SYMBOL(rdma_restrack_count);
+
+/* The device an entry belongs to; NULL for types without an object here. */
+static struct ib_device *res_to_dev(struct rdma_restrack_entry *res)
+{
+	switch (res->type) {
+	case RDMA_RESTRACK_PD:
+		return container_of(res, struct ib_pd, res)->device;
+	case RDMA_RESTRACK_CQ:
+		return container_of(res, struct ib_cq, res)->device;
+	case RDMA_RESTRACK_QP:
+		return container_of(res, struct ib_qp, res)->device;
+	case RDMA_RESTRACK_MR:
+		return container_of(res, struct ib_mr, res)->device;
+	case RDMA_RESTRACK_CTX:
+		return container_of(res, struct ib_ucontext, res)->device;
+	case RDMA_RESTRACK_SRQ:
+		return container_of(res, struct ib_srq, res)->device;
+	default:
+		return NULL;
+	}
+}
+
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type)
+{
+	memset(res, 0, sizeof(*res));
+	res->type = type;
+}
+EXPORT_SYMBOL(rdma_restrack_new);
+
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller)
+{
+	if (caller) {
+		res->kern_name = caller;
+		res->user = false;
+		return;
+	}
+	/* User objects are reported with the task that created them. */
+	if (res->task)
+		put_task_struct(res->task);
+	get_task_struct(current);
+	res->task = current;
+	res->user = true;
+}
+EXPORT_SYMBOL(rdma_restrack_set_name);
+
+void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
+			       const struct rdma_restrack_entry *parent)
+{
+	if (parent->user) {
+		if (dst->task)
+			put_task_struct(dst->task);
+		if (parent->task)
+			get_task_struct(parent->task);
+		dst->task = parent->task;
+		dst->user = true;
+	} else {
+		dst->kern_name = parent->kern_name;
+		dst->user = false;
+	}
+}
+EXPORT_SYMBOL(rdma_restrack_parent_name);
+
+void rdma_restrack_add(struct rdma_restrack_entry *res)
+{
+	struct ib_device *dev = res_to_dev(res);
+	struct rdma_restrack_root *rt;
+	int ret = -EINVAL;
+
+	if (!dev || !dev->res || res->valid)
+		return;
+	rt = dev->res;
+
+	if (res->type == RDMA_RESTRACK_QP) {
+		struct ib_qp *qp = container_of(res, struct ib_qp, res);
+
+		/* QPs are listed by number; GSI/SMI numbers repeat per port. */
+		res->id = qp->qp_num;
+		if (qp->qp_type != IB_QPT_GSI && qp->qp_type != IB_QPT_SMI)
+			ret = xa_insert(&rt->xa[res->type], res->id, res,
+					GFP_KERNEL);
+	}
+	if (ret)
+		ret = xa_alloc_cyclic(&rt->xa[res->type], &res->id, res,
+				      xa_limit_32b, &rt->next_id[res->type],
+				      GFP_KERNEL);
+	if (ret < 0)
+		return;
+	atomic_inc(&rt->count[res->type]);
+	res->valid = true;
+}
+EXPORT_SYMBOL(rdma_restrack_add);
+
+void rdma_restrack_del(struct rdma_restrack_entry *res)
+{
+	struct ib_device *dev = res_to_dev(res);
+
+	if (res->valid && dev && dev->res) {
+		struct rdma_restrack_root *rt = dev->res;
+
+		if (xa_cmpxchg(&rt->xa[res->type], res->id, res, NULL,
+			       GFP_KERNEL) == res)
+			atomic_dec(&rt->count[res->type]);
+	}
+	res->valid = false;
+	if (res->task) {
+		put_task_struct(res->task);
+		res->task = NULL;
+	}
+}
+EXPORT_SYMBOL(rdma_restrack_del);

@@ -48,6 +48,7 @@ struct ib_port {
 
 	/* Backing store of the table files; freed with the port. */
 	struct port_table_attribute *tbl;
+	void *hw_counters;		/* hw_counters/, hw_counters.c */
 	struct attribute **tbl_ptrs;
 	char (*names)[12];
 };
@@ -626,6 +627,9 @@ EXPORT_SYMBOL(ib_port_sysfs_get_ibdev_kobj);
 
 static void remove_port(struct ib_port *p)
 {
+	ib_free_port_hw_counters(p->ibdev, p->port_num, &p->kobj,
+				 p->hw_counters);
+	p->hw_counters = NULL;
 	/* Children first: kobject_del() of the port would orphan them. */
 	kobject_del(&p->gid_dir->kobj);
 	kobject_put(&p->gid_dir->kobj);
@@ -683,6 +687,11 @@ static int add_port(struct ib_device *ibdev, u32 port_num)
 
 	/* The driver's own port files share our show/store dispatch. */
 	ret = sysfs_create_groups(&p->kobj, ibdev->ops.port_groups);
+	if (ret)
+		goto err_del_gid;
+
+	ret = ib_setup_port_hw_counters(ibdev, port_num, &p->kobj,
+					&p->hw_counters);
 	if (ret)
 		goto err_del_gid;
 

@@ -1355,7 +1355,39 @@ struct ib_uqp_object {
 #define rdma_zalloc_drv_obj_numa(ib_dev, ib_type)			\
 	rdma_zalloc_drv_obj(ib_dev, ib_type)
 
-struct rdma_hw_stats;
+
+/*
+ * Hardware counters of a port (`rdma statistic`, ports/N/hw_counters/).
+ * The driver allocates one with rdma_alloc_hw_stats_struct() from its
+ * alloc_hw_port_stats op and fills value[] in get_hw_stats.
+ */
+#define RDMA_HW_STATS_DEFAULT_LIFESPAN 10	/* ms between refreshes */
+
+enum rdma_stat_flags {
+	IB_STAT_FLAG_OPTIONAL = 1 << 0,
+};
+
+struct rdma_stat_desc {
+	const char *name;
+	unsigned int flags;
+	const void *priv;
+};
+
+struct rdma_hw_stats {
+	struct mutex lock;	/* protects timestamp and value[] */
+	unsigned long timestamp;
+	unsigned long lifespan;	/* jiffies */
+	const struct rdma_stat_desc *descs;
+	unsigned long *is_disabled;
+	int num_counters;
+	u64 value[];
+};
+
+struct rdma_hw_stats *rdma_alloc_hw_stats_struct(
+	const struct rdma_stat_desc *descs, int num_counters,
+	unsigned long lifespan);
+void rdma_free_hw_stats_struct(struct rdma_hw_stats *stats);
+
 
 /*
  * Driver methods. A driver fills what it supports and hands the table to
@@ -1504,6 +1536,7 @@ struct ib_port_data {
 	netdevice_tracker netdev_tracker;
 	struct hlist_node ndev_hash_link;
 	struct ib_port *sysfs;
+	struct rdma_hw_stats *hw_stats;	/* NULL without counters */
 };
 
 struct ib_device {
@@ -1524,6 +1557,10 @@ struct ib_device {
 	struct ib_port_data *port_data;	/* indexed by port number */
 
 	int num_comp_vectors;
+
+	/* Shared CQs of ib_cq_pool_get(), one list per poll context (cq.c). */
+	spinlock_t cq_pools_lock;
+	struct list_head cq_pools[IB_POLL_LAST_POOL_TYPE + 1];
 
 	struct device dev;		/* /sys/class/infiniband/<name> */
 	struct kobject *ports_kobj;

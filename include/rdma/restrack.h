@@ -24,4 +24,22 @@ enum rdma_restrack_type {
 
 int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type);
 
+struct rdma_restrack_entry;
+struct ib_ucontext;
+
+/*
+ * Object lifecycle, as upstream: _new() when the object is allocated,
+ * set_name()/parent_name() to record its owner, _add() once the driver
+ * has created it (gives res->id), _del() before it is freed. _del() of
+ * an entry that was never added is a no-op.
+ */
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type);
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller);
+void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
+			       const struct rdma_restrack_entry *parent);
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+void rdma_restrack_del(struct rdma_restrack_entry *res);
+
 #endif /* RDMA_KMOD_RESTRACK_H */

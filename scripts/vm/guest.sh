@@ -118,8 +118,14 @@ for t in $RDMA_KMOD_TESTS; do
 	for l in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' | sort -u); do
 		rdma link delete "$l" 2>/dev/null
 	done
+	# A test listed in selftests/vm/PENDING documents work not done yet:
+	# its failure is reported (XFAIL) but does not fail the run.
+	if [ $r = FAIL ] &&
+	   grep -q "^$name[[:space:]]" selftests/vm/PENDING 2>/dev/null; then
+		r=XFAIL
+	fi
 	echo "$r: $name" >> $OUT/results
-	[ $r = PASS ] || status=1
+	[ $r = FAIL ] && status=1
 done
 
 cleanup || { echo "FAIL: unload" >> $OUT/results; status=1; }

@@ -67,6 +67,31 @@ static void rxe_init_port_param(struct rxe_port *port)
 	a->max_vl_num = RXE_PORT_MAX_VL_NUM;
 }
 
+static void rxe_init_pools(struct rxe_dev *rxe)
+{
+	rxe_pool_init(rxe, &rxe->uc_pool, RXE_TYPE_UC);
+	rxe_pool_init(rxe, &rxe->pd_pool, RXE_TYPE_PD);
+	rxe_pool_init(rxe, &rxe->ah_pool, RXE_TYPE_AH);
+	rxe_pool_init(rxe, &rxe->srq_pool, RXE_TYPE_SRQ);
+	rxe_pool_init(rxe, &rxe->qp_pool, RXE_TYPE_QP);
+	rxe_pool_init(rxe, &rxe->cq_pool, RXE_TYPE_CQ);
+	rxe_pool_init(rxe, &rxe->mr_pool, RXE_TYPE_MR);
+	rxe_pool_init(rxe, &rxe->mw_pool, RXE_TYPE_MW);
+}
+
+/* dealloc_driver (rxe_verbs.c) and the failed-add path. */
+void rxe_cleanup_pools(struct rxe_dev *rxe)
+{
+	rxe_pool_cleanup(&rxe->mw_pool);
+	rxe_pool_cleanup(&rxe->mr_pool);
+	rxe_pool_cleanup(&rxe->cq_pool);
+	rxe_pool_cleanup(&rxe->qp_pool);
+	rxe_pool_cleanup(&rxe->srq_pool);
+	rxe_pool_cleanup(&rxe->ah_pool);
+	rxe_pool_cleanup(&rxe->pd_pool);
+	rxe_pool_cleanup(&rxe->uc_pool);
+}
+
 /* Called from NLDEV NEWLINK, without RTNL; ndev is held by the caller. */
 int rxe_add(struct net_device *ndev, const char *ibdev_name)
 {
@@ -82,6 +107,7 @@ int rxe_add(struct net_device *ndev, const char *ibdev_name)
 	rxe_init_device_param(rxe);
 	rxe_init_port_param(&rxe->port);
 	rxe_set_mtu(rxe, ndev->mtu);
+	rxe_init_pools(rxe);
 
 	err = rxe_register_device(rxe, ibdev_name);
 	if (err)
@@ -100,7 +126,8 @@ int rxe_add(struct net_device *ndev, const char *ibdev_name)
 	return 0;
 
 err_dealloc:
-	/* Not registered: dealloc_driver never runs, so drop the ref here. */
+	/* Not registered: dealloc_driver never runs, so undo here. */
+	rxe_cleanup_pools(rxe);
 	netdev_put(ndev, &rxe->ndev_tracker);
 	ib_dealloc_device(&rxe->ib_dev);
 	return err;
@@ -134,9 +161,15 @@ static int __init rxe_module_init(void)
 {
 	int err;
 
-	err = rxe_net_init();
+	err = rxe_alloc_wq();
 	if (err)
 		return err;
+
+	err = rxe_net_init();
+	if (err) {
+		rxe_destroy_wq();
+		return err;
+	}
 
 	rdma_link_register(&rxe_link_ops);
 	pr_info("rdma_rxe: loaded\n");
@@ -148,6 +181,7 @@ static void __exit rxe_module_exit(void)
 	rdma_link_unregister(&rxe_link_ops);
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	rxe_net_exit();
+	rxe_destroy_wq();
 	pr_info("rdma_rxe: unloaded\n");
 }
 

@@ -8,6 +8,12 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 #include "rxe_param.h"
+#include "rxe_hdr.h"
+#include "rxe_opcode.h"
+#include "rxe_queue.h"
+#include "rxe_verbs.h"
+#include "rxe_net.h"
+#include "rxe_task.h"
 
 struct rxe_port {
 	struct ib_port_attr attr;
@@ -21,6 +27,25 @@ struct rxe_dev {
 	/* Held (with a tracked reference) until dealloc_driver. */
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
+
+	struct rxe_pool uc_pool;
+	struct rxe_pool pd_pool;
+	struct rxe_pool ah_pool;
+	struct rxe_pool srq_pool;
+	struct rxe_pool qp_pool;
+	struct rxe_pool cq_pool;
+	struct rxe_pool mr_pool;
+	struct rxe_pool mw_pool;
+
+	/* user queue buffers created but not yet mmap()ed (rxe_mmap.c) */
+	spinlock_t pending_lock;
+	struct list_head pending_mmaps;
+	spinlock_t mmap_offset_lock;
+	u64 mmap_offset;
+
+	atomic64_t stats_counters[RXE_NUM_OF_COUNTERS];
+
+	u32 qp_gsi_index;	/* set once QP1 exists (MAD work) */
 };
 
 static inline struct rxe_dev *to_rdev(struct ib_device *dev)
@@ -28,8 +53,16 @@ static inline struct rxe_dev *to_rdev(struct ib_device *dev)
 	return dev ? container_of(dev, struct rxe_dev, ib_dev) : NULL;
 }
 
+static inline struct rxe_dev *rxe_from_qp(struct rxe_qp *qp)
+{
+	return to_rdev(qp->ibqp.device);
+}
+
+#include "rxe_loc.h"
+
 /* rxe.c */
 int rxe_add(struct net_device *ndev, const char *ibdev_name);
+void rxe_cleanup_pools(struct rxe_dev *rxe);
 
 /* rxe_net.c */
 int rxe_net_init(void);
@@ -41,5 +74,11 @@ void rxe_set_mtu(struct rxe_dev *rxe, unsigned int ndev_mtu);
 
 /* rxe_verbs.c */
 int rxe_register_device(struct rxe_dev *rxe, const char *ibdev_name);
+
+/* rxe_hw_counters.c: ops alloc_hw_port_stats / get_hw_stats */
+int rxe_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			u32 port, int index);
+struct rdma_hw_stats *rxe_ib_alloc_hw_port_stats(struct ib_device *ibdev,
+						 u32 port_num);
 
 #endif /* RXE_H */

@@ -12,18 +12,22 @@
 #define RXE_VENDOR_ID			0xffffff
 #define RXE_NODE_DESC			"rxe"
 
-#define RXE_DEFAULT_MAX_VALUE		0x4000
+/*
+ * Object limits follow the index ranges of the pools (rxe_verbs.h), as
+ * the stock 6.1.192 rxe reports them: ibv_devinfo -v shows these numbers.
+ */
+#define RXE_DEFAULT_MAX_VALUE		0x100000
 
 #define RXE_MAX_MR_SIZE			(~0ULL)
 #define RXE_PAGE_SIZE_CAP		0xfffff000ULL
-#define RXE_MAX_QP			RXE_DEFAULT_MAX_VALUE
+#define RXE_MAX_QP			(0x100000 - 16)	/* QPNs 16.. */
 #define RXE_MAX_QP_WR			RXE_DEFAULT_MAX_VALUE
 #define RXE_MAX_SGE			32
 #define RXE_MAX_SGE_RD			32
 #define RXE_MAX_CQ			RXE_DEFAULT_MAX_VALUE
 #define RXE_MAX_LOG_CQE			15
-#define RXE_MAX_MR			RXE_DEFAULT_MAX_VALUE
-#define RXE_MAX_MW			RXE_DEFAULT_MAX_VALUE
+#define RXE_MAX_MR			0x7ffff
+#define RXE_MAX_MW			0x7ffff
 #define RXE_MAX_PD			RXE_DEFAULT_MAX_VALUE
 #define RXE_MAX_QP_RD_ATOM		128
 #define RXE_MAX_RES_RD_ATOM		0x3f000
@@ -32,7 +36,7 @@
 #define RXE_MAX_MCAST_QP_ATTACH		56
 #define RXE_MAX_TOT_MCAST_QP_ATTACH	0x70000
 #define RXE_MAX_AH			((1 << 15) - 1)
-#define RXE_MAX_SRQ			RXE_DEFAULT_MAX_VALUE
+#define RXE_MAX_SRQ			(0x100000 - 0x20001)
 #define RXE_MAX_SRQ_WR			RXE_DEFAULT_MAX_VALUE
 #define RXE_MAX_SRQ_SGE			27
 #define RXE_MAX_FMR_PAGE_LIST_LEN	512

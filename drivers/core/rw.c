@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RDMA READ/WRITE contexts for kernel ULPs (target drivers and the like):
+ * map a local scatterlist, build the RDMA work requests that move it to
+ * or from a remote (addr, rkey), post them, and undo it all afterwards.
+ *
+ * IB and RoCE read and write straight from SGEs with the PD's local DMA
+ * lkey. iWARP needs a registered MR for the sink of an RDMA READ, so
+ * there each WR gets a fast-registration MR from the QP's pool, chained
+ * as [LOCAL_INV] -> REG_MR -> RDMA op.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/rw.h>
+#include <rdma/mr_pool.h>
+#include "core_priv.h"
+
+enum {
+	RDMA_RW_SINGLE_WR,
+	RDMA_RW_MULTI_WR,
+	RDMA_RW_MR,
+};
+
+static bool rdma_rw_force_mr;
+module_param_named(force_mr, rdma_rw_force_mr, bool, 0);
+MODULE_PARM_DESC(force_mr, "Force usage of MRs for RDMA READ/WRITE operations");
+
+/* Largest page list one rw MR maps. */
+#define RDMA_RW_MAX_MR_PAGES	256
+
+/* RC QPs carry no port before RTR: judge by the device's first port. */
+static u32 rw_port(struct ib_device *dev, u32 port_num)
+{
+	return rdma_is_port_valid(dev, port_num) ? port_num :
+		rdma_start_port(dev);
+}
+
+static bool rdma_rw_can_use_mr(struct ib_device *dev, u32 port_num)
+{
+	if (rdma_protocol_iwarp(dev, rw_port(dev, port_num)))
+		return true;
+	if (dev->attrs.max_sgl_rd)
+		return true;
+	return rdma_rw_force_mr &&
+	       (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+}
+
+static bool rdma_rw_io_needs_mr(struct ib_device *dev, u32 port_num,
+				enum dma_data_direction dir, int dma_nents)
+{
+	if (dir == DMA_FROM_DEVICE) {
+		if (rdma_protocol_iwarp(dev, rw_port(dev, port_num)))
+			return true;
+		/* Reads of many SGEs are slow on some devices. */
+		if (dev->attrs.max_sgl_rd && dma_nents > dev->attrs.max_sgl_rd)
+			return true;
+	}
+	return rdma_rw_force_mr &&
+	       (dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+}
+
+static u32 rdma_rw_fr_page_list_len(struct ib_device *dev)
+{
+	return min_t(u32, dev->attrs.max_fast_reg_page_list_len,
+		     RDMA_RW_MAX_MR_PAGES);
+}
+
+/* A fresh key for the next registration; LOCAL_INV first if needed. */
+static void rdma_rw_update_lkey(struct rdma_rw_reg_ctx *reg, bool need_inval)
+{
+	reg->mr->need_inval = need_inval;
+	ib_update_fast_reg_key(reg->mr, ib_inc_rkey(reg->mr->lkey));
+	reg->reg_wr.key = reg->mr->lkey;
+	reg->sge.lkey = reg->mr->lkey;
+}
+
+/* Registers up to one MR's worth of sg; returns WRs used or -errno. */
+static int rdma_rw_init_one_mr(struct ib_qp *qp, u32 port_num,
+			       struct rdma_rw_reg_ctx *reg,
+			       struct scatterlist *sg, u32 sg_cnt, u32 offset)
+{
+	u32 pages_per_mr = rdma_rw_fr_page_list_len(qp->pd->device);
+	u32 nents = min(sg_cnt, pages_per_mr);
+	int count = 0, ret;
+
+	reg->mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	if (!reg->mr)
+		return -EAGAIN;
+
+	if (reg->mr->need_inval) {
+		memset(&reg->inv_wr, 0, sizeof(reg->inv_wr));
+		reg->inv_wr.opcode = IB_WR_LOCAL_INV;
+		reg->inv_wr.ex.invalidate_rkey = reg->mr->lkey;
+		reg->inv_wr.next = &reg->reg_wr.wr;
+		count++;
+	} else {
+		reg->inv_wr.next = NULL;
+	}
+
+	ret = ib_map_mr_sg(reg->mr, sg, nents, &offset, PAGE_SIZE);
+	if (ret < 0 || ret < (int)nents) {
+		ib_mr_pool_put(qp, &qp->rdma_mrs, reg->mr);
+		return -EINVAL;
+	}
+
+	memset(&reg->reg_wr, 0, sizeof(reg->reg_wr));
+	reg->reg_wr.wr.opcode = IB_WR_REG_MR;
+	reg->reg_wr.mr = reg->mr;
+	reg->reg_wr.access = IB_ACCESS_LOCAL_WRITE;
+	if (rdma_protocol_iwarp(qp->device, rw_port(qp->device, port_num)))
+		reg->reg_wr.access |= IB_ACCESS_REMOTE_WRITE;
+	count++;
+
+	reg->sge.addr = reg->mr->iova;
+	reg->sge.length = reg->mr->length;
+	return count;
+}
+
+static int rdma_rw_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			       u32 port_num, struct scatterlist *sg,
+			       u32 sg_cnt, u32 offset, u64 remote_addr,
+			       u32 rkey, enum dma_data_direction dir)
+{
+	struct rdma_rw_reg_ctx *prev = NULL;
+	u32 pages_per_mr = rdma_rw_fr_page_list_len(qp->pd->device);
+	bool iwarp = rdma_protocol_iwarp(qp->device,
+					 rw_port(qp->device, port_num));
+	int i, j, ret, count = 0;
+
+	if (!pages_per_mr)
+		return -EOPNOTSUPP;
+	ctx->nr_ops = DIV_ROUND_UP(sg_cnt, pages_per_mr);
+	ctx->reg = kcalloc(ctx->nr_ops, sizeof(*ctx->reg), GFP_KERNEL);
+	if (!ctx->reg)
+		return -ENOMEM;
+
+	for (i = 0; i < ctx->nr_ops; i++) {
+		struct rdma_rw_reg_ctx *reg = &ctx->reg[i];
+		u32 nents = min(sg_cnt, pages_per_mr);
+
+		ret = rdma_rw_init_one_mr(qp, port_num, reg, sg, sg_cnt,
+					  offset);
+		if (ret < 0)
+			goto out_free;
+		count += ret;
+
+		if (prev)
+			prev->wr.wr.next = prev->mr->need_inval ?
+					   &reg->inv_wr : &reg->reg_wr.wr;
+		reg->reg_wr.wr.next = &reg->wr.wr;
+
+		memset(&reg->wr, 0, sizeof(reg->wr));
+		reg->wr.wr.sg_list = &reg->sge;
+		reg->wr.wr.num_sge = 1;
+		reg->wr.remote_addr = remote_addr;
+		reg->wr.rkey = rkey;
+		if (dir == DMA_TO_DEVICE) {
+			reg->wr.wr.opcode = IB_WR_RDMA_WRITE;
+		} else if (!iwarp) {
+			reg->wr.wr.opcode = IB_WR_RDMA_READ;
+		} else {
+			/* The read's completion also frees the MR. */
+			reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
+			reg->wr.wr.ex.invalidate_rkey = reg->mr->lkey;
+		}
+		count++;
+
+		remote_addr += reg->sge.length;
+		sg_cnt -= nents;
+		for (j = 0; j < nents; j++)
+			sg = sg_next(sg);
+		prev = reg;
+		offset = 0;
+	}
+	if (prev)
+		prev->wr.wr.next = NULL;
+	ctx->type = RDMA_RW_MR;
+	return count;
+
+out_free:
+	while (--i >= 0)
+		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[i].mr);
+	kfree(ctx->reg);
+	return ret;
+}
+
+static int rdma_rw_init_map_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				struct scatterlist *sg, u32 sg_cnt, u32 offset,
+				u64 remote_addr, u32 rkey,
+				enum dma_data_direction dir)
+{
+	u32 max_sge = dir == DMA_TO_DEVICE ? qp->max_write_sge :
+		      qp->max_read_sge;
+	struct ib_sge *sge;
+	u32 total_len = 0;
+	u32 i, j;
+
+	if (!max_sge)
+		return -EINVAL;
+	ctx->nr_ops = DIV_ROUND_UP(sg_cnt, max_sge);
+	ctx->map.sges = kcalloc(sg_cnt, sizeof(*ctx->map.sges), GFP_KERNEL);
+	if (!ctx->map.sges)
+		return -ENOMEM;
+	ctx->map.wrs = kcalloc(ctx->nr_ops, sizeof(*ctx->map.wrs), GFP_KERNEL);
+	if (!ctx->map.wrs) {
+		kfree(ctx->map.sges);
+		return -ENOMEM;
+	}
+
+	sge = ctx->map.sges;
+	for (i = 0; i < ctx->nr_ops; i++) {
+		struct ib_rdma_wr *rdma_wr = &ctx->map.wrs[i];
+		u32 nr_sge = min(sg_cnt, max_sge);
+
+		rdma_wr->wr.opcode = dir == DMA_TO_DEVICE ?
+				     IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+		rdma_wr->remote_addr = remote_addr + total_len;
+		rdma_wr->rkey = rkey;
+		rdma_wr->wr.num_sge = nr_sge;
+		rdma_wr->wr.sg_list = sge;
+
+		for (j = 0; j < nr_sge; j++, sg = sg_next(sg)) {
+			sge->addr = sg_dma_address(sg) + offset;
+			sge->length = sg_dma_len(sg) - offset;
+			sge->lkey = qp->pd->local_dma_lkey;
+			total_len += sge->length;
+			sge++;
+			offset = 0;
+		}
+		sg_cnt -= nr_sge;
+		rdma_wr->wr.next = i + 1 < ctx->nr_ops ?
+				   &ctx->map.wrs[i + 1].wr : NULL;
+	}
+	ctx->type = RDMA_RW_MULTI_WR;
+	return ctx->nr_ops;
+}
+
+static int rdma_rw_init_single_wr(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				  struct scatterlist *sg, u32 offset,
+				  u64 remote_addr, u32 rkey,
+				  enum dma_data_direction dir)
+{
+	struct ib_rdma_wr *rdma_wr = &ctx->single.wr;
+
+	ctx->nr_ops = 1;
+	ctx->single.sge.lkey = qp->pd->local_dma_lkey;
+	ctx->single.sge.addr = sg_dma_address(sg) + offset;
+	ctx->single.sge.length = sg_dma_len(sg) - offset;
+
+	memset(rdma_wr, 0, sizeof(*rdma_wr));
+	rdma_wr->wr.opcode = dir == DMA_TO_DEVICE ?
+			     IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+	rdma_wr->wr.sg_list = &ctx->single.sge;
+	rdma_wr->wr.num_sge = 1;
+	rdma_wr->remote_addr = remote_addr;
+	rdma_wr->rkey = rkey;
+	ctx->type = RDMA_RW_SINGLE_WR;
+	return 1;
+}
+
+/*
+ * Maps sg (from byte sg_offset on) and prepares the WRs moving it to
+ * (DMA_TO_DEVICE: RDMA WRITE) or from (DMA_FROM_DEVICE: RDMA READ) the
+ * remote buffer. Returns the number of WRs the post will use, or -errno.
+ */
+int rdma_rw_ctx_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 port_num,
+		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,
+		     u64 remote_addr, u32 rkey, enum dma_data_direction dir)
+{
+	struct ib_device *dev = qp->pd->device;
+	struct scatterlist *first = sg;
+	u32 nents;
+	int ret;
+
+	ret = ib_dma_map_sg(dev, sg, sg_cnt, dir);
+	if (!ret)
+		return -ENOMEM;
+	nents = ret;
+
+	/* Skip whole entries covered by the offset. */
+	for (;;) {
+		u32 len = sg_dma_len(sg);
+
+		if (sg_offset < len)
+			break;
+		sg = sg_next(sg);
+		sg_offset -= len;
+		nents--;
+		if (!sg || !nents) {
+			ret = -EINVAL;
+			goto out_unmap;
+		}
+	}
+
+	if (rdma_rw_io_needs_mr(dev, port_num, dir, nents))
+		ret = rdma_rw_init_mr_wrs(ctx, qp, port_num, sg, nents,
+					  sg_offset, remote_addr, rkey, dir);
+	else if (nents > 1)
+		ret = rdma_rw_init_map_wrs(ctx, qp, sg, nents, sg_offset,
+					   remote_addr, rkey, dir);
+	else
+		ret = rdma_rw_init_single_wr(ctx, qp, sg, sg_offset,
+					     remote_addr, rkey, dir);
+	if (ret < 0)
+		goto out_unmap;
+	return ret;
+
+out_unmap:
+	ib_dma_unmap_sg(dev, first, sg_cnt, dir);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_rw_ctx_init);
+
+/*
+ * The WR chain of ctx, ending in chain_wr if given, else in a signaled
+ * WR that completes through cqe.
+ */
+struct ib_send_wr *rdma_rw_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				   u32 port_num, struct ib_cqe *cqe,
+				   struct ib_send_wr *chain_wr)
+{
+	struct ib_send_wr *first, *last;
+	u32 i;
+
+	switch (ctx->type) {
+	case RDMA_RW_MR:
+		for (i = 0; i < ctx->nr_ops; i++)
+			rdma_rw_update_lkey(&ctx->reg[i],
+					    ctx->reg[i].wr.wr.opcode !=
+					    IB_WR_RDMA_READ_WITH_INV);
+		first = ctx->reg[0].inv_wr.next ?
+			&ctx->reg[0].inv_wr : &ctx->reg[0].reg_wr.wr;
+		last = &ctx->reg[ctx->nr_ops - 1].wr.wr;
+		break;
+	case RDMA_RW_MULTI_WR:
+		first = &ctx->map.wrs[0].wr;
+		last = &ctx->map.wrs[ctx->nr_ops - 1].wr;
+		break;
+	case RDMA_RW_SINGLE_WR:
+		first = &ctx->single.wr.wr;
+		last = &ctx->single.wr.wr;
+		break;
+	default:
+		WARN_ON_ONCE(1);
+		return NULL;
+	}
+
+	if (chain_wr) {
+		last->next = chain_wr;
+	} else {
+		last->wr_cqe = cqe;
+		last->send_flags |= IB_SEND_SIGNALED;
+	}
+	return first;
+}
+EXPORT_SYMBOL(rdma_rw_ctx_wrs);
+
+int rdma_rw_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 port_num,
+		     struct ib_cqe *cqe, struct ib_send_wr *chain_wr)
+{
+	struct ib_send_wr *first;
+
+	first = rdma_rw_ctx_wrs(ctx, qp, port_num, cqe, chain_wr);
+	if (!first)
+		return -EINVAL;
+	return ib_post_send(qp, first, NULL);
+}
+EXPORT_SYMBOL(rdma_rw_ctx_post);
+
+void rdma_rw_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			 u32 port_num, struct scatterlist *sg, u32 sg_cnt,
+			 enum dma_data_direction dir)
+{
+	u32 i;
+
+	switch (ctx->type) {
+	case RDMA_RW_MR:
+		for (i = 0; i < ctx->nr_ops; i++)
+			ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[i].mr);
+		kfree(ctx->reg);
+		break;
+	case RDMA_RW_MULTI_WR:
+		kfree(ctx->map.wrs);
+		kfree(ctx->map.sges);
+		break;
+	case RDMA_RW_SINGLE_WR:
+		break;
+	default:
+		WARN_ON_ONCE(1);
+		return;
+	}
+	ib_dma_unmap_sg(qp->pd->device, sg, sg_cnt, dir);
+}
+EXPORT_SYMBOL(rdma_rw_ctx_destroy);
+
+/* How many rw contexts' worth of WRs an I/O of maxpages pages needs. */
+unsigned int rdma_rw_mr_factor(struct ib_device *device, u32 port_num,
+			       unsigned int maxpages)
+{
+	u32 per_op;
+
+	if (rdma_rw_can_use_mr(device, port_num))
+		per_op = rdma_rw_fr_page_list_len(device);
+	else
+		per_op = device->attrs.max_sge_rd;
+	return per_op ? DIV_ROUND_UP(maxpages, per_op) : maxpages;
+}
+EXPORT_SYMBOL(rdma_rw_mr_factor);
+
+void rdma_rw_init_qp(struct ib_device *dev, struct ib_qp_init_attr *attr)
+{
+	u32 factor = 1;
+
+	/* With MRs each context may also post REG_MR and LOCAL_INV. */
+	if (rdma_rw_can_use_mr(dev, attr->port_num))
+		factor += 2;
+	attr->cap.max_send_wr += factor * attr->cap.max_rdma_ctxs;
+	if (dev->attrs.max_qp_wr > 0)
+		attr->cap.max_send_wr = min_t(u32, attr->cap.max_send_wr,
+					      dev->attrs.max_qp_wr);
+}
+
+int rdma_rw_init_mrs(struct ib_qp *qp, struct ib_qp_init_attr *attr)
+{
+	struct ib_device *dev = qp->pd->device;
+
+	if (!attr->cap.max_rdma_ctxs || !rdma_rw_can_use_mr(dev, attr->port_num))
+		return 0;
+	return ib_mr_pool_init(qp, &qp->rdma_mrs, attr->cap.max_rdma_ctxs,
+			       IB_MR_TYPE_MEM_REG,
+			       rdma_rw_fr_page_list_len(dev), 0);
+}
+
+void rdma_rw_cleanup_mrs(struct ib_qp *qp)
+{
+	ib_mr_pool_destroy(qp, &qp->rdma_mrs);
+}

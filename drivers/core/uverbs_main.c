@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ib_uverbs: /dev/infiniband/uverbsN, the userspace verbs interface
+ * (ABI.md §4). One char device per ib_device, class "infiniband_verbs".
+ *
+ * Only the legacy write() command protocol is offered: there is no
+ * unlocked_ioctl, so RDMA_VERBS_IOCTL fails with ENOTTY and libibverbs
+ * uses write() for every command (ABI.md §4.5, strategy A).
+ *
+ * Device removal: none of our drivers can disassociate a live ucontext
+ * from its hardware, so, as upstream does for such drivers, removing the
+ * device refuses new opens and commands (-ENXIO / -EIO), queues a
+ * DEVICE_FATAL async event to every open context, and then waits until
+ * every command file of the device has been closed. Each open file also
+ * holds a reference on the driver's module.
+ */
+#include <linux/cdev.h>
+#include <linux/cred.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include "uverbs.h"
+
+MODULE_AUTHOR("rdma-kmod developers");
+MODULE_DESCRIPTION("InfiniBand userspace verbs access");
+MODULE_LICENSE("Dual BSD/GPL");
+/* NLDEV GET_CHARDEV("uverbs") loads us on demand. */
+MODULE_ALIAS("rdma-client-uverbs");
+
+enum {
+	IB_UVERBS_MAJOR		= 231,
+	IB_UVERBS_BASE_MINOR	= 192,
+	IB_UVERBS_NUM_FIXED_MINOR = 32,
+	IB_UVERBS_MAX_DEVICES	= 1024,
+	IB_UVERBS_NUM_DYNAMIC_MINOR = IB_UVERBS_MAX_DEVICES -
+				      IB_UVERBS_NUM_FIXED_MINOR,
+};
+
+#define IB_UVERBS_BASE_DEV MKDEV(IB_UVERBS_MAJOR, IB_UVERBS_BASE_MINOR)
+
+static dev_t dynamic_uverbs_dev;
+static DEFINE_IDA(uverbs_ida);
+static struct ib_client uverbs_client;
+
+/* ------------------------------------------------------------ sysfs */
+
+static ssize_t class_abi_version_show(struct class *class,
+				      struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", IB_USER_VERBS_ABI_VERSION);
+}
+
+static struct class_attribute class_attr_abi_version =
+	__ATTR(abi_version, 0444, class_abi_version_show, NULL);
+
+static struct attribute *uverbs_class_attrs[] = {
+	&class_attr_abi_version.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(uverbs_class);
+
+static char *uverbs_devnode(struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0666;
+	return kasprintf(GFP_KERNEL, "infiniband/%s", dev_name(dev));
+}
+
+static struct class uverbs_class = {
+	.name		= "infiniband_verbs",
+	.owner		= THIS_MODULE,
+	.devnode	= uverbs_devnode,
+	.class_groups	= uverbs_class_groups,
+};
+
+static struct ib_uverbs_device *to_udev(struct device *dev)
+{
+	return container_of(dev, struct ib_uverbs_device, dev);
+}
+
+/*
+ * The attribute files go away (and active readers drain) before remove()
+ * lets go of ib_dev, so ib_dev is valid here; the name is read live and
+ * so follows renames.
+ */
+static ssize_t ibdev_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_udev(dev)->ib_dev->name);
+}
+static DEVICE_ATTR_RO(ibdev);
+
+static ssize_t dev_abi_version_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_udev(dev)->ib_dev->ops.uverbs_abi_ver);
+}
+
+static struct device_attribute dev_attr_abi_version =
+	__ATTR(abi_version, 0444, dev_abi_version_show, NULL);
+
+static struct attribute *uverbs_dev_attrs[] = {
+	&dev_attr_ibdev.attr,
+	&dev_attr_abi_version.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(uverbs_dev);
+
+/* ------------------------------------------------------------ lifetimes */
+
+static void uverbs_dev_release(struct device *dev)
+{
+	struct ib_uverbs_device *udev = to_udev(dev);
+
+	ida_free(&uverbs_ida, udev->devnum);
+	kfree(udev);
+}
+
+static void uverbs_dev_put(struct ib_uverbs_device *udev)
+{
+	if (refcount_dec_and_test(&udev->refcount))
+		complete(&udev->comp);
+}
+
+static void ufile_release(struct kref *ref)
+{
+	struct ib_uverbs_file *ufile =
+		container_of(ref, struct ib_uverbs_file, ref);
+	int i;
+
+	for (i = 0; i < UVERBS_NUM_TYPES; i++)
+		xa_destroy(&ufile->objs[i]);
+	kfree(ufile);
+}
+
+void ib_uverbs_ufile_put(struct ib_uverbs_file *ufile)
+{
+	kref_put(&ufile->ref, ufile_release);
+}
+
+/* ------------------------------------------------------------ file ops */
+
+static int ib_uverbs_open(struct inode *inode, struct file *filp)
+{
+	struct ib_uverbs_device *udev =
+		container_of(inode->i_cdev, struct ib_uverbs_device, cdev);
+	struct ib_uverbs_file *ufile;
+	struct ib_device *ib_dev;
+	int ret;
+
+	ufile = kzalloc(sizeof(*ufile), GFP_KERNEL);
+	if (!ufile)
+		return -ENOMEM;
+
+	mutex_lock(&udev->lists_mutex);
+	/* remove() sets going_away before it drops the registration ref. */
+	if (udev->going_away) {
+		ret = -ENXIO;
+		goto err_unlock;
+	}
+	ib_dev = udev->ib_dev;
+	if (!try_module_get(ib_dev->ops.owner)) {
+		ret = -ENXIO;
+		goto err_unlock;
+	}
+	refcount_inc(&udev->refcount);
+	get_device(&udev->dev);
+
+	kref_init(&ufile->ref);
+	ufile->device = udev;
+	ufile->ib_dev = ib_dev;
+	init_rwsem(&ufile->cmd_rwsem);
+	ib_uverbs_init_ufile_objs(ufile);
+	list_add_tail(&ufile->list, &udev->ufiles);
+	mutex_unlock(&udev->lists_mutex);
+
+	filp->private_data = ufile;
+	return stream_open(inode, filp);
+
+err_unlock:
+	mutex_unlock(&udev->lists_mutex);
+	kfree(ufile);
+	return ret;
+}
+
+static int ib_uverbs_close(struct inode *inode, struct file *filp)
+{
+	struct ib_uverbs_file *ufile = filp->private_data;
+	struct ib_uverbs_device *udev = ufile->device;
+	struct module *owner = ufile->ib_dev->ops.owner;
+
+	ib_uverbs_destroy_ufile(ufile);
+
+	mutex_lock(&udev->lists_mutex);
+	list_del(&ufile->list);
+	mutex_unlock(&udev->lists_mutex);
+
+	module_put(owner);
+	/* May let remove() finish: ib_dev is not touched after this. */
+	uverbs_dev_put(udev);
+	put_device(&udev->dev);
+	ib_uverbs_ufile_put(ufile);
+	return 0;
+}
+
+static ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
+			       size_t count, loff_t *pos)
+{
+	struct ib_uverbs_file *ufile = filp->private_data;
+
+	/*
+	 * write() carries commands that act with the opener's rights: refuse
+	 * it from other credentials (e.g. an fd handed to a setuid program).
+	 */
+	if (filp->f_cred != current_cred()) {
+		pr_err_once("ib_uverbs: process %d (%s) writes an fd opened with other credentials\n",
+			    task_tgid_vnr(current), current->comm);
+		return -EACCES;
+	}
+	return ib_uverbs_run_write(ufile, buf, count);
+}
+
+/*
+ * Not under cmd_rwsem: the caller holds mmap_lock, which commands take
+ * (pinning memory) while holding cmd_rwsem. The context is published
+ * once with a release store and lives until close, which cannot run
+ * while mmap holds the file.
+ */
+static int ib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct ib_uverbs_file *ufile = filp->private_data;
+	struct ib_ucontext *ucontext = smp_load_acquire(&ufile->ucontext);
+
+	if (!ucontext)
+		return -EINVAL;
+	if (!ufile->ib_dev->ops.mmap)
+		return -ENODEV;
+	return ufile->ib_dev->ops.mmap(ucontext, vma);
+}
+
+static const struct file_operations uverbs_fops = {
+	.owner	 = THIS_MODULE,
+	.open	 = ib_uverbs_open,
+	.release = ib_uverbs_close,
+	.write	 = ib_uverbs_write,
+	.mmap	 = ib_uverbs_mmap,
+	.llseek	 = no_llseek,
+};
+
+/* ------------------------------------------------------------ ib_client */
+
+static int ib_uverbs_add_one(struct ib_device *device)
+{
+	struct ib_uverbs_device *udev;
+	dev_t devt;
+	int devnum, ret;
+
+	/* Kernel-only devices have nothing to offer userspace. */
+	if (!device->ops.alloc_ucontext)
+		return -EOPNOTSUPP;
+
+	devnum = ida_alloc_max(&uverbs_ida, IB_UVERBS_MAX_DEVICES - 1,
+			       GFP_KERNEL);
+	if (devnum < 0)
+		return devnum;
+
+	udev = kzalloc(sizeof(*udev), GFP_KERNEL);
+	if (!udev) {
+		ida_free(&uverbs_ida, devnum);
+		return -ENOMEM;
+	}
+	udev->devnum = devnum;
+	udev->ib_dev = device;
+	refcount_set(&udev->refcount, 1);
+	init_completion(&udev->comp);
+	mutex_init(&udev->lists_mutex);
+	INIT_LIST_HEAD(&udev->ufiles);
+
+	/* The first 32 keep the historic 231:192+N; the rest are dynamic. */
+	if (devnum < IB_UVERBS_NUM_FIXED_MINOR)
+		devt = IB_UVERBS_BASE_DEV + devnum;
+	else
+		devt = dynamic_uverbs_dev + devnum - IB_UVERBS_NUM_FIXED_MINOR;
+
+	device_initialize(&udev->dev);
+	udev->dev.class = &uverbs_class;
+	udev->dev.parent = device->dev.parent;
+	udev->dev.devt = devt;
+	udev->dev.groups = uverbs_dev_groups;
+	udev->dev.release = uverbs_dev_release;
+	ret = dev_set_name(&udev->dev, "uverbs%d", devnum);
+	if (ret)
+		goto err_put;
+
+	cdev_init(&udev->cdev, &uverbs_fops);
+	udev->cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&udev->cdev, &udev->dev);
+	if (ret)
+		goto err_put;
+
+	ib_set_client_data(device, &uverbs_client, udev);
+	return 0;
+
+err_put:
+	/* The release frees udev and its number. */
+	put_device(&udev->dev);
+	return ret;
+}
+
+static void ib_uverbs_remove_one(struct ib_device *device, void *client_data)
+{
+	struct ib_uverbs_device *udev = client_data;
+	struct ib_uverbs_file *ufile;
+	unsigned int nfiles = 0;
+
+	if (!udev)
+		return;
+
+	/* No new opens through the node; sysfs readers are drained. */
+	cdev_device_del(&udev->cdev, &udev->dev);
+
+	mutex_lock(&udev->lists_mutex);
+	udev->going_away = true;
+	list_for_each_entry(ufile, &udev->ufiles, list) {
+		down_read(&ufile->cmd_rwsem);
+		if (ufile->async_file)
+			ib_uverbs_async_file_device_event(ufile->async_file,
+							  IB_EVENT_DEVICE_FATAL,
+							  0);
+		up_read(&ufile->cmd_rwsem);
+		nfiles++;
+	}
+	mutex_unlock(&udev->lists_mutex);
+
+	if (nfiles)
+		dev_info(&device->dev,
+			 "waiting for %u open uverbs file(s) to be closed\n",
+			 nfiles);
+	uverbs_dev_put(udev);
+	wait_for_completion(&udev->comp);
+	put_device(&udev->dev);
+}
+
+/* Device renamed: ibdev reads the name live; tell udev to look again. */
+static void ib_uverbs_rename(struct ib_device *device, void *client_data)
+{
+	struct ib_uverbs_device *udev = client_data;
+
+	if (udev)
+		kobject_uevent(&udev->dev.kobj, KOBJ_CHANGE);
+}
+
+static int ib_uverbs_get_nl_info(struct ib_device *ibdev, void *client_data,
+				 struct ib_client_nl_info *res)
+{
+	struct ib_uverbs_device *udev = client_data;
+	int ret;
+
+	/* One char device per device: a port makes no sense here. */
+	if (res->port != U32_MAX)
+		return -EINVAL;
+	if (!udev)
+		return -EOPNOTSUPP;
+
+	res->abi = ibdev->ops.uverbs_abi_ver;
+	res->cdev = &udev->dev;
+
+	/* libibverbs matches its provider by this id (siw: only by it). */
+	if (!ibdev->ops.uverbs_no_driver_id_binding) {
+		ret = nla_put_u32(res->nl_msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID,
+				  ibdev->ops.driver_id);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct ib_client uverbs_client = {
+	.name		= "uverbs",
+	.no_kverbs_req	= true,
+	.add		= ib_uverbs_add_one,
+	.remove		= ib_uverbs_remove_one,
+	.rename		= ib_uverbs_rename,
+	.get_nl_info	= ib_uverbs_get_nl_info,
+};
+
+/* ------------------------------------------------------------ module */
+
+static int __init ib_uverbs_init(void)
+{
+	int ret;
+
+	ret = register_chrdev_region(IB_UVERBS_BASE_DEV,
+				     IB_UVERBS_NUM_FIXED_MINOR,
+				     "infiniband_verbs");
+	if (ret) {
+		pr_err("ib_uverbs: couldn't register device numbers\n");
+		return ret;
+	}
+	ret = alloc_chrdev_region(&dynamic_uverbs_dev, 0,
+				  IB_UVERBS_NUM_DYNAMIC_MINOR,
+				  "infiniband_verbs");
+	if (ret) {
+		pr_err("ib_uverbs: couldn't register dynamic device numbers\n");
+		goto err_fixed;
+	}
+	ret = class_register(&uverbs_class);
+	if (ret) {
+		pr_err("ib_uverbs: couldn't create class infiniband_verbs\n");
+		goto err_dynamic;
+	}
+	ret = ib_register_client(&uverbs_client);
+	if (ret) {
+		pr_err("ib_uverbs: couldn't register client\n");
+		goto err_class;
+	}
+	return 0;
+
+err_class:
+	class_unregister(&uverbs_class);
+err_dynamic:
+	unregister_chrdev_region(dynamic_uverbs_dev,
+				 IB_UVERBS_NUM_DYNAMIC_MINOR);
+err_fixed:
+	unregister_chrdev_region(IB_UVERBS_BASE_DEV, IB_UVERBS_NUM_FIXED_MINOR);
+	return ret;
+}
+
+static void __exit ib_uverbs_cleanup(void)
+{
+	ib_unregister_client(&uverbs_client);
+	class_unregister(&uverbs_class);
+	unregister_chrdev_region(dynamic_uverbs_dev,
+				 IB_UVERBS_NUM_DYNAMIC_MINOR);
+	unregister_chrdev_region(IB_UVERBS_BASE_DEV, IB_UVERBS_NUM_FIXED_MINOR);
+	ida_destroy(&uverbs_ida);
+}
+
+module_init(ib_uverbs_init);
+module_exit(ib_uverbs_cleanup);

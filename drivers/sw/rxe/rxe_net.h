@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * rdma_rxe network side: RoCE v2 packets in and out of UDP port 4791,
+ * the ICRC, and the per-device packet counters.
+ */
+#ifndef RXE_NET_H
+#define RXE_NET_H
+
+#include <linux/atomic.h>
+#include <linux/skbuff.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+#include "rxe_hdr.h"
+
+struct rxe_dev;
+struct rxe_qp;
+
+/* Counter names as `rdma statistic` shows them for the stock driver. */
+enum rxe_counters {
+	RXE_CNT_SENT_PKTS,		/* SentPkts */
+	RXE_CNT_RCVD_PKTS,		/* RcvdPkts */
+	RXE_CNT_DUP_REQ,		/* duplicate_request */
+	RXE_CNT_OUT_OF_SEQ_REQ,		/* out_of_seq_request */
+	RXE_CNT_RCV_RNR_ERR,		/* rcvd_rnr_err */
+	RXE_CNT_SND_RNR,		/* send_rnr_err */
+	RXE_CNT_RCV_SEQ_ERR,		/* rcvd_seq_err */
+	RXE_CNT_COMPLETER_SCHED,	/* ack_deferred */
+	RXE_CNT_RETRY_EXCEEDED,		/* retry_exceeded_err */
+	RXE_CNT_RNR_RETRY_EXCEEDED,	/* retry_rnr_exceeded_err */
+	RXE_CNT_COMP_RETRY,		/* completer_retry_err */
+	RXE_CNT_SEND_ERR,		/* send_err */
+	RXE_CNT_LINK_DOWNED,		/* link_downed */
+	RXE_CNT_RDMA_SEND,		/* rdma_sends */
+	RXE_CNT_RDMA_RECV,		/* rdma_recvs */
+	RXE_NUM_OF_COUNTERS
+};
+
+/*
+ * struct rxe_dev is complete only after this header (rxe.h), so this is a
+ * macro; it needs `atomic64_t stats_counters[RXE_NUM_OF_COUNTERS]`.
+ */
+#define rxe_counter_inc(rxe, index)					\
+	atomic64_inc(&(rxe)->stats_counters[(enum rxe_counters)(index)])
+
+/* rxe_icrc.c */
+int rxe_icrc_check(struct sk_buff *skb, struct rxe_pkt_info *pkt);
+void rxe_icrc_generate(struct sk_buff *skb, struct rxe_pkt_info *pkt);
+#ifdef DEBUG
+int rxe_icrc_selftest(void);
+#endif
+
+/*
+ * rxe_net.c, transmit. The caller keeps @pkt in its own storage (not
+ * skb->cb, which the IP layer reuses):
+ *  skb = rxe_init_packet(rxe, av, paylen, &pkt);   paylen: BTH..ICRC
+ *  pkt.opcode = ...; pkt.qp = qp; pkt.psn = ...; fill the headers;
+ *  rxe_prepare(av, &pkt, skb);   IP/UDP headers + ICRC, may set LOOPBACK
+ *  rxe_xmit_packet(qp, &pkt, skb);   consumes the skb in every case
+ */
+struct sk_buff *rxe_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
+				int paylen, struct rxe_pkt_info *pkt);
+int rxe_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
+		struct sk_buff *skb);
+int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
+		    struct sk_buff *skb);
+
+/*
+ * Transmit throttle: rxe_xmit_packet() counts each skb of a QP in
+ * qp->skb_out until the skb is freed. The requester stops (setting
+ * qp->need_req_skb) above HIGH; the skb destructor reschedules it once
+ * the count falls below LOW.
+ */
+#define RXE_INFLIGHT_SKBS_PER_QP_HIGH	64
+#define RXE_INFLIGHT_SKBS_PER_QP_LOW	16
+
+/* rxe_recv.c: one received RoCE v2 packet, SKB_TO_PKT(skb) filled in */
+void rxe_rcv(struct sk_buff *skb);
+
+#endif /* RXE_NET_H */

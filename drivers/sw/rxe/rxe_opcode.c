@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The rxe opcode tables.
+ *
+ * Wire opcodes: which extension headers follow the BTH is fully determined
+ * by the presence mask, because IBA 9.2-9.5 fixes their order:
+ * BTH, RDETH, DETH, RETH | AtomicETH, AETH, AtomicAckETH, ImmDt, IETH,
+ * payload. Offsets and lengths are therefore computed from the mask at
+ * compile time instead of being written out by hand.
+ */
+#include "rxe_hdr.h"
+
+#define HDR_LEN(m, h)	(((m) & RXE_##h##_MASK) ? RXE_##h##_BYTES : 0)
+
+#define END_BTH(m)	(RXE_BTH_BYTES)
+#define END_RDETH(m)	(END_BTH(m) + HDR_LEN(m, RDETH))
+#define END_DETH(m)	(END_RDETH(m) + HDR_LEN(m, DETH))
+#define END_RETH(m)	(END_DETH(m) + HDR_LEN(m, RETH))
+#define END_ATMETH(m)	(END_RETH(m) + HDR_LEN(m, ATMETH))
+#define END_AETH(m)	(END_ATMETH(m) + HDR_LEN(m, AETH))
+#define END_ATMACK(m)	(END_AETH(m) + HDR_LEN(m, ATMACK))
+#define END_IMMDT(m)	(END_ATMACK(m) + HDR_LEN(m, IMMDT))
+#define END_IETH(m)	(END_IMMDT(m) + HDR_LEN(m, IETH))
+
+/* offset of header h, which starts where the previous one (prev) ends */
+#define HDR_OFF(m, h, prev)	(((m) & RXE_##h##_MASK) ? END_##prev(m) : 0)
+
+#define OPCODE(op, nm, m) [op] = {					\
+	.name = nm,							\
+	.mask = (m) | RXE_BTH_MASK,					\
+	.length = END_IETH(m),						\
+	.offset = {							\
+		[RXE_BTH]	= 0,					\
+		[RXE_RDETH]	= HDR_OFF(m, RDETH, BTH),		\
+		[RXE_DETH]	= HDR_OFF(m, DETH, RDETH),		\
+		[RXE_RETH]	= HDR_OFF(m, RETH, DETH),		\
+		[RXE_ATMETH]	= HDR_OFF(m, ATMETH, RETH),		\
+		[RXE_AETH]	= HDR_OFF(m, AETH, ATMETH),		\
+		[RXE_ATMACK]	= HDR_OFF(m, ATMACK, AETH),		\
+		[RXE_IMMDT]	= HDR_OFF(m, IMMDT, ATMACK),		\
+		[RXE_IETH]	= HDR_OFF(m, IETH, IMMDT),		\
+		[RXE_PAYLOAD]	= END_IETH(m),				\
+	},								\
+}
+
+/* Packet classes shared by several opcodes */
+#define SEND_FIRST	(RXE_PAYLOAD_MASK | RXE_REQ_MASK | RXE_SEND_MASK | \
+			 RXE_RWR_MASK | RXE_START_MASK)
+#define SEND_MIDDLE	(RXE_PAYLOAD_MASK | RXE_REQ_MASK | RXE_SEND_MASK | \
+			 RXE_MIDDLE_MASK)
+#define SEND_LAST	(RXE_PAYLOAD_MASK | RXE_REQ_MASK | RXE_SEND_MASK | \
+			 RXE_COMP_MASK | RXE_END_MASK)
+#define SEND_ONLY	(RXE_PAYLOAD_MASK | RXE_REQ_MASK | RXE_SEND_MASK | \
+			 RXE_RWR_MASK | RXE_COMP_MASK | RXE_START_MASK | \
+			 RXE_END_MASK)
+#define WRITE_FIRST	(RXE_RETH_MASK | RXE_PAYLOAD_MASK | RXE_REQ_MASK | \
+			 RXE_WRITE_MASK | RXE_START_MASK)
+#define WRITE_MIDDLE	(RXE_PAYLOAD_MASK | RXE_REQ_MASK | RXE_WRITE_MASK | \
+			 RXE_MIDDLE_MASK)
+#define WRITE_LAST	(RXE_PAYLOAD_MASK | RXE_REQ_MASK | RXE_WRITE_MASK | \
+			 RXE_END_MASK)
+#define WRITE_ONLY	(RXE_RETH_MASK | RXE_PAYLOAD_MASK | RXE_REQ_MASK | \
+			 RXE_WRITE_MASK | RXE_START_MASK | RXE_END_MASK)
+/* an RDMA write with immediate consumes and completes a receive WQE */
+#define WITH_IMM_RECV	(RXE_IMMDT_MASK | RXE_RWR_MASK | RXE_COMP_MASK)
+#define START_END	(RXE_START_MASK | RXE_END_MASK)
+
+/* opcodes that exist for RC and UC alike */
+#define RC_UC_OPCODES(TR, tr)						\
+	OPCODE(IB_OPCODE_##TR##_SEND_FIRST, tr "_SEND_FIRST", SEND_FIRST), \
+	OPCODE(IB_OPCODE_##TR##_SEND_MIDDLE, tr "_SEND_MIDDLE",		\
+	       SEND_MIDDLE),						\
+	OPCODE(IB_OPCODE_##TR##_SEND_LAST, tr "_SEND_LAST", SEND_LAST),	\
+	OPCODE(IB_OPCODE_##TR##_SEND_LAST_WITH_IMMEDIATE,		\
+	       tr "_SEND_LAST_WITH_IMMEDIATE", SEND_LAST | RXE_IMMDT_MASK), \
+	OPCODE(IB_OPCODE_##TR##_SEND_ONLY, tr "_SEND_ONLY", SEND_ONLY),	\
+	OPCODE(IB_OPCODE_##TR##_SEND_ONLY_WITH_IMMEDIATE,		\
+	       tr "_SEND_ONLY_WITH_IMMEDIATE", SEND_ONLY | RXE_IMMDT_MASK), \
+	OPCODE(IB_OPCODE_##TR##_RDMA_WRITE_FIRST, tr "_RDMA_WRITE_FIRST", \
+	       WRITE_FIRST),						\
+	OPCODE(IB_OPCODE_##TR##_RDMA_WRITE_MIDDLE, tr "_RDMA_WRITE_MIDDLE", \
+	       WRITE_MIDDLE),						\
+	OPCODE(IB_OPCODE_##TR##_RDMA_WRITE_LAST, tr "_RDMA_WRITE_LAST",	\
+	       WRITE_LAST),						\
+	OPCODE(IB_OPCODE_##TR##_RDMA_WRITE_LAST_WITH_IMMEDIATE,		\
+	       tr "_RDMA_WRITE_LAST_WITH_IMMEDIATE",			\
+	       WRITE_LAST | WITH_IMM_RECV),				\
+	OPCODE(IB_OPCODE_##TR##_RDMA_WRITE_ONLY, tr "_RDMA_WRITE_ONLY",	\
+	       WRITE_ONLY),						\
+	OPCODE(IB_OPCODE_##TR##_RDMA_WRITE_ONLY_WITH_IMMEDIATE,		\
+	       tr "_RDMA_WRITE_ONLY_WITH_IMMEDIATE",			\
+	       WRITE_ONLY | WITH_IMM_RECV)
+
+const struct rxe_opcode_info rxe_opcode[RXE_NUM_OPCODE] = {
+	RC_UC_OPCODES(RC, "RC"),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_REQUEST, "RC_RDMA_READ_REQUEST",
+	       RXE_RETH_MASK | RXE_REQ_MASK | RXE_READ_MASK | START_END),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST,
+	       "RC_RDMA_READ_RESPONSE_FIRST",
+	       RXE_AETH_MASK | RXE_PAYLOAD_MASK | RXE_ACK_MASK |
+	       RXE_START_MASK),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
+	       "RC_RDMA_READ_RESPONSE_MIDDLE",
+	       RXE_PAYLOAD_MASK | RXE_ACK_MASK | RXE_MIDDLE_MASK),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST,
+	       "RC_RDMA_READ_RESPONSE_LAST",
+	       RXE_AETH_MASK | RXE_PAYLOAD_MASK | RXE_ACK_MASK | RXE_END_MASK),
+	OPCODE(IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY,
+	       "RC_RDMA_READ_RESPONSE_ONLY",
+	       RXE_AETH_MASK | RXE_PAYLOAD_MASK | RXE_ACK_MASK | START_END),
+	OPCODE(IB_OPCODE_RC_ACKNOWLEDGE, "RC_ACKNOWLEDGE",
+	       RXE_AETH_MASK | RXE_ACK_MASK | START_END),
+	OPCODE(IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, "RC_ATOMIC_ACKNOWLEDGE",
+	       RXE_AETH_MASK | RXE_ATMACK_MASK | RXE_ACK_MASK | START_END),
+	OPCODE(IB_OPCODE_RC_COMPARE_SWAP, "RC_COMPARE_SWAP",
+	       RXE_ATMETH_MASK | RXE_REQ_MASK | RXE_ATOMIC_MASK | START_END),
+	OPCODE(IB_OPCODE_RC_FETCH_ADD, "RC_FETCH_ADD",
+	       RXE_ATMETH_MASK | RXE_REQ_MASK | RXE_ATOMIC_MASK | START_END),
+	OPCODE(IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
+	       "RC_SEND_LAST_WITH_INVALIDATE", SEND_LAST | RXE_IETH_MASK),
+	OPCODE(IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE,
+	       "RC_SEND_ONLY_WITH_INVALIDATE", SEND_ONLY | RXE_IETH_MASK),
+
+	RC_UC_OPCODES(UC, "UC"),
+
+	OPCODE(IB_OPCODE_UD_SEND_ONLY, "UD_SEND_ONLY",
+	       SEND_ONLY | RXE_DETH_MASK),
+	OPCODE(IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
+	       "UD_SEND_ONLY_WITH_IMMEDIATE",
+	       SEND_ONLY | RXE_DETH_MASK | RXE_IMMDT_MASK),
+};
+
+/* Spot checks of the derivation against IBA 9.x header lists. */
+static_assert(END_IETH(WRITE_ONLY | WITH_IMM_RECV) == 12 + 16 + 4);
+static_assert(HDR_OFF(SEND_ONLY | RXE_DETH_MASK | RXE_IMMDT_MASK,
+		      IMMDT, ATMACK) == 12 + 8);
+static_assert(END_IETH(RXE_AETH_MASK | RXE_ATMACK_MASK) == 12 + 4 + 8);
+static_assert(END_IETH(RXE_ATMETH_MASK) == 12 + 28);
+static_assert(NUM_HDR_TYPES + 11 < 32);
+
+#define WR_INFO(op, nm, rc, uc, ud)					\
+	[op] = {							\
+		.name = nm,						\
+		.mask = {						\
+			[IB_QPT_RC] = (rc),				\
+			[IB_QPT_UC] = (uc),				\
+			[IB_QPT_UD] = (ud),				\
+			[IB_QPT_GSI] = (ud),				\
+		},							\
+	}
+
+/* Send work requests per QP type (IBA 10.7.3 / 11.4.1.1). */
+const struct rxe_wr_opcode_info rxe_wr_opcode_info[RXE_NUM_WR_OPCODE] = {
+	WR_INFO(IB_WR_RDMA_WRITE, "IB_WR_RDMA_WRITE",
+		WR_INLINE_MASK | WR_WRITE_MASK,
+		WR_INLINE_MASK | WR_WRITE_MASK, 0),
+	WR_INFO(IB_WR_RDMA_WRITE_WITH_IMM, "IB_WR_RDMA_WRITE_WITH_IMM",
+		WR_INLINE_MASK | WR_WRITE_MASK,
+		WR_INLINE_MASK | WR_WRITE_MASK, 0),
+	WR_INFO(IB_WR_SEND, "IB_WR_SEND",
+		WR_INLINE_MASK | WR_SEND_MASK,
+		WR_INLINE_MASK | WR_SEND_MASK,
+		WR_INLINE_MASK | WR_SEND_MASK),
+	WR_INFO(IB_WR_SEND_WITH_IMM, "IB_WR_SEND_WITH_IMM",
+		WR_INLINE_MASK | WR_SEND_MASK,
+		WR_INLINE_MASK | WR_SEND_MASK,
+		WR_INLINE_MASK | WR_SEND_MASK),
+	WR_INFO(IB_WR_RDMA_READ, "IB_WR_RDMA_READ", WR_READ_MASK, 0, 0),
+	WR_INFO(IB_WR_ATOMIC_CMP_AND_SWP, "IB_WR_ATOMIC_CMP_AND_SWP",
+		WR_ATOMIC_MASK, 0, 0),
+	WR_INFO(IB_WR_ATOMIC_FETCH_AND_ADD, "IB_WR_ATOMIC_FETCH_AND_ADD",
+		WR_ATOMIC_MASK, 0, 0),
+	/* send with invalidate: RC only, there is no UC/UD wire opcode */
+	WR_INFO(IB_WR_SEND_WITH_INV, "IB_WR_SEND_WITH_INV",
+		WR_INLINE_MASK | WR_SEND_MASK, 0, 0),
+	WR_INFO(IB_WR_RDMA_READ_WITH_INV, "IB_WR_RDMA_READ_WITH_INV",
+		WR_READ_MASK, 0, 0),
+	/* memory-management operations: executed locally by the requester */
+	WR_INFO(IB_WR_LOCAL_INV, "IB_WR_LOCAL_INV",
+		WR_LOCAL_OP_MASK, WR_LOCAL_OP_MASK, 0),
+	WR_INFO(IB_WR_BIND_MW, "IB_WR_BIND_MW",
+		WR_LOCAL_OP_MASK, WR_LOCAL_OP_MASK, 0),
+	WR_INFO(IB_WR_REG_MR, "IB_WR_REG_MR",
+		WR_LOCAL_OP_MASK, WR_LOCAL_OP_MASK, 0),
+};

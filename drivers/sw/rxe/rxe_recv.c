@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rdma_rxe receive demultiplexer: validates a RoCE v2 packet handed up by
+ * rxe_net.c (UDP socket or loopback) and passes it, with a reference on
+ * its destination QP, to that QP's responder (requests) or completer
+ * (responses). Anything that fails a check is dropped silently, as a
+ * channel adapter drops malformed or misaddressed packets.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include "rxe.h"
+
+/* The destination address must be one of the port's RoCE v2 GIDs. */
+static int rxe_chk_dgid(struct rxe_dev *rxe, struct sk_buff *skb,
+			bool loopback)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid dgid;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		/* multicast groups are matched per QP (not supported yet) */
+		if (ipv4_is_multicast(ip_hdr(skb)->daddr))
+			return 0;
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)&dgid);
+	} else if (skb->protocol == htons(ETH_P_IPV6))
+		memcpy(&dgid, &ipv6_hdr(skb)->daddr, sizeof(dgid));
+	else
+		return -EINVAL;
+
+	if (ipv6_addr_is_multicast((struct in6_addr *)&dgid))
+		return 0;
+
+	/*
+	 * From the wire, the GID must belong to the receiving interface (the
+	 * rxe netdev or a VLAN on it); looped back, any of the port's does.
+	 */
+	attr = rdma_find_gid_by_port(&rxe->ib_dev, &dgid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
+				     loopback ? NULL : skb->dev);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	rdma_put_gid_attr(attr);
+	return 0;
+}
+
+/* The packet's transport (RC/UC/UD prefix) must be the QP's type. */
+static bool rxe_chk_qp_type(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	u8 tr = pkt->opcode & IB_OPCODE_TRANSPORT_MASK;
+
+	switch (qp_type(qp)) {
+	case IB_QPT_RC:
+		return tr == IB_OPCODE_RC;
+	case IB_QPT_UC:
+		return tr == IB_OPCODE_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return tr == IB_OPCODE_UD;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Requests need a receiving QP (RTR, RTS or SQD); responses need a QP
+ * that has sent something and is still waiting for it (RTS, or SQD while
+ * it drains).
+ */
+static bool rxe_chk_qp_state(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	enum ib_qp_state state = READ_ONCE(qp->attr.qp_state);
+
+	if (pkt->mask & RXE_REQ_MASK)
+		return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		       state == IB_QPS_SQD;
+	return state == IB_QPS_RTS || state == IB_QPS_SQD;
+}
+
+/* P_Keys match if the low 15 bits agree (the port has only 0xffff). */
+static bool rxe_chk_pkey(struct rxe_pkt_info *pkt)
+{
+	return (bth_pkey(pkt) & 0x7fff) == (RXE_DEFAULT_PKEY & 0x7fff);
+}
+
+static bool rxe_chk_qkey(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	u32 qkey;
+
+	if (qp_type(qp) != IB_QPT_UD && qp_type(qp) != IB_QPT_GSI)
+		return true;
+	qkey = qp_num(qp) == 1 ? GSI_QKEY : qp->attr.qkey;
+	return deth_qkey(pkt) == qkey;
+}
+
+/* Checks the headers; on success pkt->qp holds a QP reference. */
+static int rxe_hdr_check(struct rxe_pkt_info *pkt)
+{
+	struct rxe_qp *qp;
+	u32 qpn;
+
+	if (bth_tver(pkt) != 0)
+		return -EINVAL;
+	if (!rxe_chk_pkey(pkt))
+		return -EINVAL;
+
+	qpn = bth_qpn(pkt);
+	/* QP0 does not exist on RoCE; multicast delivery is not done yet */
+	if (qpn == 0 || qpn == IB_MULTICAST_QPN)
+		return -EINVAL;
+
+	qp = rxe_qp_get_by_qpn(pkt->rxe, qpn);
+	if (!qp)
+		return -EINVAL;
+	if (!rxe_chk_qp_type(qp, pkt) || !rxe_chk_qp_state(qp, pkt) ||
+	    !rxe_chk_qkey(qp, pkt)) {
+		rxe_qp_put(qp);
+		return -EINVAL;
+	}
+	pkt->qp = qp;
+	return 0;
+}
+
+/*
+ * Softirq (or loopback tasklet) context. skb->data is the BTH and the IP
+ * header is at skb_network_header(); pkt->rxe, paylen, mask and port_num
+ * are set by the caller. Always consumes the skb.
+ */
+void rxe_rcv(struct sk_buff *skb)
+{
+	struct rxe_pkt_info *pkt = SKB_TO_PKT(skb);
+	struct rxe_dev *rxe = pkt->rxe;
+	const struct rxe_opcode_info *info;
+
+	pkt->qp = NULL;
+	if (unlikely(pkt->paylen < RXE_BTH_BYTES + RXE_ICRC_SIZE ||
+		     skb->len < pkt->paylen))
+		goto drop;
+
+	pkt->hdr = skb->data;
+	pkt->opcode = bth_opcode(pkt);
+	pkt->psn = bth_psn(pkt);
+	info = &rxe_opcode[pkt->opcode];
+	if (unlikely(!info->mask))
+		goto drop;
+	pkt->mask |= info->mask;
+	/* headers, pad and ICRC must fit: payload_size() is then >= 0 */
+	if (unlikely(pkt->paylen < info->length + bth_pad(pkt) +
+				   RXE_ICRC_SIZE))
+		goto drop;
+
+	if (unlikely(rxe_chk_dgid(rxe, skb,
+				  pkt->mask & RXE_LOOPBACK_MASK)))
+		goto drop;
+	if (unlikely(rxe_hdr_check(pkt)))
+		goto drop;
+	if (unlikely(rxe_icrc_check(skb, pkt)))
+		goto drop_qp;
+
+	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
+
+	if (pkt->mask & RXE_REQ_MASK)
+		rxe_resp_queue_pkt(pkt->qp, skb);
+	else
+		rxe_comp_queue_pkt(pkt->qp, skb);
+	return;
+
+drop_qp:
+	rxe_qp_put(pkt->qp);
+	pkt->qp = NULL;
+drop:
+	kfree_skb(skb);
+}
