@@ -262,7 +262,9 @@ static void comp_retry(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	struct rxe_dev *rxe = rxe_from_qp(qp);
 
 	if (qp->comp.retry_cnt > 0) {
-		qp->comp.retry_cnt--;
+		/* 7 retries for ever, as the stock rxe does */
+		if (qp->comp.retry_cnt != 7)
+			qp->comp.retry_cnt--;
 		qp->comp.started_retry = 1;
 		rxe_counter_inc(rxe, RXE_CNT_COMP_RETRY);
 		WRITE_ONCE(qp->req.need_retry, 1);
@@ -305,7 +307,7 @@ static enum comp_verdict comp_read_resp(struct rxe_qp *qp,
 					struct rxe_pkt_info *pkt, u32 mask)
 {
 	unsigned long flags;
-	bool start, end;
+	bool end;
 	int err;
 
 	if (!(mask & WR_READ_MASK))
@@ -318,12 +320,15 @@ static enum comp_verdict comp_read_resp(struct rxe_qp *qp,
 	 * read request is out.
 	 */
 	spin_lock_irqsave(&qp->state_lock, flags);
-	start = pkt->psn == wqe->first_psn;
+	/*
+	 * A responder answering a re-sent request for the rest of a read
+	 * may go on with MIDDLE/LAST (the stock rxe does) or start again
+	 * with FIRST/ONLY: only the PSN decides. LAST/ONLY must come at the
+	 * final PSN, which both sides derive from the same length.
+	 */
 	end = pkt->psn == wqe->last_psn;
-	/* FIRST/ONLY at the request's PSN, LAST/ONLY at the final one */
 	if (READ_ONCE(wqe->state) != wqe_state_pending ||
 	    pkt->psn != qp->comp.psn ||
-	    !!(pkt->mask & RXE_START_MASK) != start ||
 	    !!(pkt->mask & RXE_END_MASK) != end) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return COMP_CONSUME;

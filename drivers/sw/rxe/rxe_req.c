@@ -107,6 +107,12 @@ static void req_rewind(struct rxe_qp *qp)
 	psn = qp->comp.psn;
 	end = qp->req.wqe_index & q->index_mask;
 	new_index = end;
+	/* the WQE being sent (some of its packets are out) goes back too */
+	if (end != queue_get_producer(q)) {
+		wqe = queue_addr_from_index(q, end);
+		if (wqe->state == wqe_state_processing)
+			end = queue_next_index(q, end);
+	}
 
 	for (index = q->cons; index != end; index = queue_next_index(q, index)) {
 		u64 skip64;
@@ -120,10 +126,19 @@ static void req_rewind(struct rxe_qp *qp)
 		    wqe->state == wqe_state_error)
 			continue;
 		mask = rxe_wr_opcode_mask(wqe->wr.opcode, qp_type(qp));
-		/* acknowledged as a whole: the completer retires it */
-		if (first && wqe->state == wqe_state_pending &&
-		    psn_compare(psn, wqe->last_psn) > 0)
+		/*
+		 * Acknowledged as a whole: the completer retires it. That also
+		 * holds for a send/write an earlier retry rewound: resending
+		 * it would start a new message at a PSN the responder expects
+		 * for the next one.
+		 */
+		if (first && psn_compare(psn, wqe->last_psn) > 0 &&
+		    (wqe->state == wqe_state_pending ||
+		     (wqe->state == wqe_state_processing &&
+		      !(mask & (WR_READ_MASK | WR_ATOMIC_MASK))))) {
+			wqe->state = wqe_state_pending;
 			continue;
+		}
 
 		/*
 		 * Resent WQEs are "processing", not "posted": their set-up
