@@ -25,15 +25,17 @@ dkms install "${opts[@]}" "rdma-kmod/$ver" -k "$KVER" --force
 dkms status "${opts[@]}"
 mods=$(find "$work/install" -name '*.ko*' | sort)
 echo "installed by dkms:"; echo "$mods"
-for m in ib_core rdma_rxe; do
+for m in ib_core ib_uverbs rdma_rxe; do
 	echo "$mods" | grep -q "/updates/.*$m.ko" || { echo "FAIL: dkms did not install $m into updates/"; exit 1; }
 done
 moddir=$(dirname "$(echo "$mods" | head -n 1)")
 "$top/scripts/vm/run.sh" --kver "$KVER" --modules-dir "$moddir" --cmd '
 	set -e
-	for m in ib_core rdma_rxe; do modinfo -n $m; done
+	for m in ib_core ib_uverbs rdma_rxe; do modinfo -n $m; done
 	modprobe rdma_rxe
 	cmp $(modinfo -n ib_core) /mnt/out/modules/ib_core.ko
 	rdma link add rxe0 type rxe netdev eth0
 	rdma link show | grep -q "link rxe0/1 state ACTIVE"
+	modprobe ib_uverbs
+	ibv_devinfo -d rxe0 | grep -q "state:.*PORT_ACTIVE"
 	rdma link delete rxe0'
