@@ -17,7 +17,7 @@
 
 struct rxe_port {
 	struct ib_port_attr attr;
-	spinlock_t lock;	/* guards attr.state / attr.phys_state */
+	spinlock_t lock;	/* guards attr: state, phys_state, error counters */
 };
 
 struct rxe_dev {
@@ -44,6 +44,8 @@ struct rxe_dev {
 	u64 mmap_offset;
 
 	atomic64_t stats_counters[RXE_NUM_OF_COUNTERS];
+	/* receive drops by reason (not hw counters: stock has no such) */
+	atomic64_t rx_drops[RXE_NUM_RX_DROPS];
 
 	u32 qp_gsi_index;	/* set once QP1 exists (MAD work) */
 };

@@ -224,8 +224,10 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	ulen = ntohs(udph->len);
 	if (ulen < sizeof(*udph) + RXE_BTH_BYTES + RXE_ICRC_SIZE ||
 	    (u8 *)udph + ulen > skb_tail_pointer(skb) ||
-	    skb->data > (u8 *)(udph + 1))
+	    skb->data > (u8 *)(udph + 1)) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_LENGTH);
 		goto drop_put;
+	}
 	/* From here on skb->data is the BTH, as on loopback. */
 	__skb_pull(skb, (u8 *)(udph + 1) - skb->data);
 

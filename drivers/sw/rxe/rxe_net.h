@@ -41,6 +41,27 @@ enum rxe_counters {
 #define rxe_counter_inc(rxe, index)					\
 	atomic64_inc(&(rxe)->stats_counters[(enum rxe_counters)(index)])
 
+/*
+ * Why rxe_rcv() (or the UDP receive hook) dropped a packet, counted in
+ * rxe_dev.rx_drops and shown, in this order, by the rx_drops device
+ * attribute. P_Key and Q_Key violations are not here: they go to the
+ * port's bad_pkey_cntr / qkey_viol_cntr as IBA asks.
+ */
+enum rxe_rx_drop {
+	RXE_DROP_LENGTH,	/* UDP/IBA lengths, headers or pad do not fit */
+	RXE_DROP_OPCODE,	/* opcode unknown to rxe */
+	RXE_DROP_TVER,		/* BTH transport header version not 0 */
+	RXE_DROP_DGID,		/* destination address not one of our GIDs */
+	RXE_DROP_QPN,		/* QP 0, multicast or no such QP */
+	RXE_DROP_QP_TYPE,	/* opcode's transport is not the QP's type */
+	RXE_DROP_QP_STATE,	/* QP state does not accept this packet */
+	RXE_DROP_ICRC,		/* invariant CRC mismatch */
+	RXE_NUM_RX_DROPS
+};
+
+#define rxe_rx_drop_inc(rxe, reason)					\
+	atomic64_inc(&(rxe)->rx_drops[(enum rxe_rx_drop)(reason)])
+
 /* rxe_icrc.c */
 int rxe_icrc_check(struct sk_buff *skb, struct rxe_pkt_info *pkt);
 void rxe_icrc_generate(struct sk_buff *skb, struct rxe_pkt_info *pkt);
@@ -74,5 +95,7 @@ int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 
 /* rxe_recv.c: one received RoCE v2 packet, SKB_TO_PKT(skb) filled in */
 void rxe_rcv(struct sk_buff *skb);
+/* sysfs text of the rx_drops counters: "reason count" lines */
+ssize_t rxe_rx_drops_show(struct rxe_dev *rxe, char *buf);
 
 #endif /* RXE_NET_H */

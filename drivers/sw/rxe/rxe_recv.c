@@ -4,7 +4,9 @@
  * rxe_net.c (UDP socket or loopback) and passes it, with a reference on
  * its destination QP, to that QP's responder (requests) or completer
  * (responses). Anything that fails a check is dropped silently, as a
- * channel adapter drops malformed or misaddressed packets.
+ * channel adapter drops malformed or misaddressed packets, and counted:
+ * P_Key/Q_Key violations in the port attributes (IBA 10.9.3/10.2.4),
+ * everything else per reason in rxe->rx_drops.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -85,6 +87,18 @@ static bool rxe_chk_pkey(struct rxe_pkt_info *pkt)
 	return (bth_pkey(pkt) & 0x7fff) == (RXE_DEFAULT_PKEY & 0x7fff);
 }
 
+/* IBA error counters are 16 bits wide and stop at their maximum. */
+static void rxe_port_cntr_inc(struct rxe_dev *rxe, u32 *cntr)
+{
+	struct rxe_port *port = &rxe->port;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	if (*cntr < 0xffff)
+		(*cntr)++;
+	spin_unlock_irqrestore(&port->lock, flags);
+}
+
 static bool rxe_chk_qkey(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	u32 qkey;
@@ -95,32 +109,58 @@ static bool rxe_chk_qkey(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	return deth_qkey(pkt) == qkey;
 }
 
-/* Checks the headers; on success pkt->qp holds a QP reference. */
+/*
+ * Checks the headers; on success pkt->qp holds a QP reference. A failure
+ * is counted here.
+ */
 static int rxe_hdr_check(struct rxe_pkt_info *pkt)
 {
+	struct rxe_dev *rxe = pkt->rxe;
+	enum rxe_rx_drop why;
 	struct rxe_qp *qp;
 	u32 qpn;
 
-	if (bth_tver(pkt) != 0)
+	if (bth_tver(pkt) != 0) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_TVER);
 		return -EINVAL;
-	if (!rxe_chk_pkey(pkt))
+	}
+	if (!rxe_chk_pkey(pkt)) {
+		rxe_port_cntr_inc(rxe, &rxe->port.attr.bad_pkey_cntr);
 		return -EINVAL;
+	}
 
 	qpn = bth_qpn(pkt);
 	/* QP0 does not exist on RoCE; multicast delivery is not done yet */
-	if (qpn == 0 || qpn == IB_MULTICAST_QPN)
+	if (qpn == 0 || qpn == IB_MULTICAST_QPN) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_QPN);
 		return -EINVAL;
+	}
 
-	qp = rxe_qp_get_by_qpn(pkt->rxe, qpn);
-	if (!qp)
+	qp = rxe_qp_get_by_qpn(rxe, qpn);
+	if (!qp) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_QPN);
 		return -EINVAL;
-	if (!rxe_chk_qp_type(qp, pkt) || !rxe_chk_qp_state(qp, pkt) ||
-	    !rxe_chk_qkey(qp, pkt)) {
+	}
+	if (!rxe_chk_qp_type(qp, pkt)) {
+		why = RXE_DROP_QP_TYPE;
+		goto err_put;
+	}
+	if (!rxe_chk_qp_state(qp, pkt)) {
+		why = RXE_DROP_QP_STATE;
+		goto err_put;
+	}
+	if (!rxe_chk_qkey(qp, pkt)) {
+		rxe_port_cntr_inc(rxe, &rxe->port.attr.qkey_viol_cntr);
 		rxe_qp_put(qp);
 		return -EINVAL;
 	}
 	pkt->qp = qp;
 	return 0;
+
+err_put:
+	rxe_qp_put(qp);
+	rxe_rx_drop_inc(rxe, why);
+	return -EINVAL;
 }
 
 /*
@@ -136,28 +176,38 @@ void rxe_rcv(struct sk_buff *skb)
 
 	pkt->qp = NULL;
 	if (unlikely(pkt->paylen < RXE_BTH_BYTES + RXE_ICRC_SIZE ||
-		     skb->len < pkt->paylen))
+		     skb->len < pkt->paylen)) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_LENGTH);
 		goto drop;
+	}
 
 	pkt->hdr = skb->data;
 	pkt->opcode = bth_opcode(pkt);
 	pkt->psn = bth_psn(pkt);
 	info = &rxe_opcode[pkt->opcode];
-	if (unlikely(!info->mask))
+	if (unlikely(!info->mask)) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_OPCODE);
 		goto drop;
+	}
 	pkt->mask |= info->mask;
 	/* headers, pad and ICRC must fit: payload_size() is then >= 0 */
 	if (unlikely(pkt->paylen < info->length + bth_pad(pkt) +
-				   RXE_ICRC_SIZE))
+				   RXE_ICRC_SIZE)) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_LENGTH);
 		goto drop;
+	}
 
 	if (unlikely(rxe_chk_dgid(rxe, skb,
-				  pkt->mask & RXE_LOOPBACK_MASK)))
+				  pkt->mask & RXE_LOOPBACK_MASK))) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_DGID);
 		goto drop;
+	}
 	if (unlikely(rxe_hdr_check(pkt)))
 		goto drop;
-	if (unlikely(rxe_icrc_check(skb, pkt)))
+	if (unlikely(rxe_icrc_check(skb, pkt))) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_ICRC);
 		goto drop_qp;
+	}
 
 	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
 
@@ -172,4 +222,28 @@ drop_qp:
 	pkt->qp = NULL;
 drop:
 	kfree_skb(skb);
+}
+
+static const char * const rxe_rx_drop_names[RXE_NUM_RX_DROPS] = {
+	[RXE_DROP_LENGTH]	= "length",
+	[RXE_DROP_OPCODE]	= "opcode",
+	[RXE_DROP_TVER]		= "version",
+	[RXE_DROP_DGID]		= "dgid",
+	[RXE_DROP_QPN]		= "qpn",
+	[RXE_DROP_QP_TYPE]	= "qp_type",
+	[RXE_DROP_QP_STATE]	= "qp_state",
+	[RXE_DROP_ICRC]		= "icrc",
+};
+
+/* One "reason count" line per reason, always all of them, fixed order. */
+ssize_t rxe_rx_drops_show(struct rxe_dev *rxe, char *buf)
+{
+	int len = 0;
+	int i;
+
+	for (i = 0; i < RXE_NUM_RX_DROPS; i++)
+		len += sysfs_emit_at(buf, len, "%s %lld\n",
+				     rxe_rx_drop_names[i],
+				     (s64)atomic64_read(&rxe->rx_drops[i]));
+	return len;
 }

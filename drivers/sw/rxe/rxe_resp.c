@@ -975,10 +975,13 @@ static bool resp_one(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	case IB_QPT_RC:
 		diff = psn_compare(pkt->psn, qp->resp.psn);
 		if (diff > 0) {
-			/* a gap: NAK once, then wait for the retry */
-			rxe_counter_inc(rxe_from_qp(qp),
-					RXE_CNT_OUT_OF_SEQ_REQ);
+			/*
+			 * a gap: NAK once, then wait for the retry; the
+			 * counter counts NAKs (stock rxe), not the drops
+			 */
 			if (!qp->resp.sent_psn_nak) {
+				rxe_counter_inc(rxe_from_qp(qp),
+						RXE_CNT_OUT_OF_SEQ_REQ);
 				qp->resp.sent_psn_nak = 1;
 				resp_send_ack(qp, AETH_NAK_PSN_SEQ_ERROR,
 					      qp->resp.psn);

@@ -875,8 +875,19 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
+/* /sys/class/infiniband/<dev>/rx_drops: received packets dropped, by reason */
+static ssize_t rx_drops_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct ib_device *ibdev = container_of(device, struct ib_device, dev);
+
+	return rxe_rx_drops_show(to_rdev(ibdev), buf);
+}
+static DEVICE_ATTR_RO(rx_drops);
+
 static struct attribute *rxe_dev_attributes[] = {
 	&dev_attr_parent.attr,
+	&dev_attr_rx_drops.attr,
 	NULL
 };
 

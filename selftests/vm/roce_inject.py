@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Craft RoCE v2 packets and send them with an ordinary UDP socket.
+
+The kernel builds the IPv4 and UDP headers. With IP_PMTUDISC_DO the IPv4
+header is predictable (no options, DF set, and ID 0 for an unconnected
+sendto), which is all the ICRC needs: TOS, TTL and both checksums are
+masked out of it (ABI.md 8.4). The socket is bound to UDP port 4791, so
+the ACKs and NAKs an rxe sends back (always to port 4791) arrive on it;
+no rxe may run on this host at the same time.
+
+Subcommands:
+  selftest FILE      check the ICRC code against captured Ethernet frames
+                     (hex, one per line)
+  send ...           send one packet (see --help), optionally wait for a reply
+  rv-put PORT TEXT   rendezvous: serve TEXT to the first TCP client
+  rv-get HOST PORT   rendezvous: print the text served by rv-put (retries)
+  robust --peer IP   the attacker side of twovm-wire-robust.sh
+"""
+import argparse
+import socket
+import struct
+import sys
+import time
+import zlib
+
+ROCE_PORT = 4791
+# <linux/in.h>; not every Python exports them
+IP_MTU_DISCOVER = getattr(socket, "IP_MTU_DISCOVER", 10)
+IP_PMTUDISC_DO = getattr(socket, "IP_PMTUDISC_DO", 2)
+
+OP_RC_SEND_ONLY = 0x04
+OP_RC_WRITE_ONLY = 0x0A
+OP_RC_ACK = 0x11
+OP_UD_SEND_ONLY = 0x64
+
+SYN_ACK = 0x00
+SYN_NAK_PSN = 0x60
+SYN_NAK_INV = 0x61
+SYN_NAK_ACC = 0x62
+SYN_NAK_OP = 0x63
+
+
+def bth(opcode, qpn, psn, pad=0, pkey=0xFFFF, ackreq=False, se=False,
+        mig=False, tver=0):
+    b1 = (0x80 if se else 0) | (0x40 if mig else 0) | (pad << 4) | tver
+    return struct.pack("!BBHII", opcode, b1, pkey, qpn & 0xFFFFFF,
+                       (0x80000000 if ackreq else 0) | (psn & 0xFFFFFF))
+
+
+def reth(va, rkey, length):
+    return struct.pack("!QII", va, rkey, length)
+
+
+def deth(qkey, src_qp):
+    return struct.pack("!II", qkey, src_qp & 0xFFFFFF)
+
+
+def icrc(ip_hdr, udp_hdr, transport):
+    """ICRC of a packet: @transport is BTH..pad (without the ICRC).
+
+    Returns the 4 bytes to append (little-endian complement of the CRC).
+    """
+    ip = bytearray(ip_hdr)
+    if ip[0] >> 4 == 4:
+        ip[1] = 0xFF            # TOS
+        ip[8] = 0xFF            # TTL
+        ip[10:12] = b"\xff\xff"  # header checksum
+    else:
+        ip[0] |= 0x0F           # traffic class + flow label
+        ip[1:4] = b"\xff\xff\xff"
+        ip[7] = 0xFF            # hop limit
+    udp = bytearray(udp_hdr)
+    udp[6:8] = b"\xff\xff"      # UDP checksum
+    tr = bytearray(transport)
+    tr[4] = 0xFF                # BTH FECN/BECN/reserved byte
+    # zlib.crc32 = ~crc32_le(~0, ..): the stored value is exactly that
+    crc = zlib.crc32(b"\xff" * 8 + bytes(ip) + bytes(udp) + bytes(tr))
+    return struct.pack("<I", crc)
+
+
+def ipv4_udp_headers(src, dst, sport, dport, udp_payload_len):
+    """The headers the kernel will put in front of an unconnected sendto."""
+    ulen = 8 + udp_payload_len
+    iph = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + ulen, 0, 0x4000, 64,
+                      socket.IPPROTO_UDP, 0, socket.inet_aton(src),
+                      socket.inet_aton(dst))
+    udph = struct.pack("!HHHH", sport, dport, ulen, 0)
+    return iph, udph
+
+
+def selftest(path):
+    """Check icrc() against real frames: Ethernet + IPv4/IPv6 + UDP + RoCE."""
+    good = bad = 0
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            fr = bytes.fromhex(line)
+            etype = struct.unpack("!H", fr[12:14])[0]
+            p = fr[14:]
+            if etype == 0x0800:
+                ihl = (p[0] & 0x0F) * 4
+                tot = struct.unpack("!H", p[2:4])[0]
+                ip, rest = p[:ihl], p[ihl:tot]
+            elif etype == 0x86DD:
+                plen = struct.unpack("!H", p[4:6])[0]
+                ip, rest = p[:40], p[40:40 + plen]
+            else:
+                continue
+            udp, roce = rest[:8], rest[8:]
+            if icrc(ip, udp, roce[:-4]) == roce[-4:]:
+                good += 1
+            else:
+                bad += 1
+    print("icrc selftest: %d good, %d bad" % (good, bad))
+    return 0 if good and not bad else 1
+
+
+class Injector:
+    """A UDP socket on port 4791 that sends crafted RoCE v2 packets."""
+
+    def __init__(self, peer, src=None, sport=ROCE_PORT):
+        self.peer = peer
+        if src is None:
+            probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            probe.connect((peer, ROCE_PORT))
+            src = probe.getsockname()[0]
+            probe.close()
+        self.src = src
+        self.sport = sport
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # DF set and, unconnected, IP ID 0: the header is predictable
+        s.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
+        s.bind((src, sport))
+        self.sock = s
+
+    def packet(self, transport, payload=b"", bad_icrc=False, pad=None):
+        """BTH+ext headers (+payload) -> UDP payload with pad and ICRC.
+
+        The BTH PadCnt must already match; @pad None pads to 4 bytes.
+        """
+        if pad is None:
+            pad = -len(payload) % 4
+        body = transport + payload + b"\0" * pad
+        iph, udph = ipv4_udp_headers(self.src, self.peer, self.sport,
+                                     ROCE_PORT, len(body) + 4)
+        crc = icrc(iph, udph, body)
+        if bad_icrc:
+            crc = bytes(c ^ 0xFF for c in crc)
+        return body + crc
+
+    def send(self, data):
+        self.sock.sendto(data, (self.peer, ROCE_PORT))
+
+    def drain(self):
+        self.sock.setblocking(False)
+        try:
+            while True:
+                self.sock.recv(4096)
+        except BlockingIOError:
+            pass
+        finally:
+            self.sock.setblocking(True)
+
+    def recv(self, timeout):
+        """Next RoCE packet from the peer as a dict, or None on timeout."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            self.sock.settimeout(left)
+            try:
+                data, addr = self.sock.recvfrom(4096)
+            except socket.timeout:
+                return None
+            if addr[0] != self.peer or len(data) < 16:
+                continue
+            op, b1, pkey, qpn, apsn = struct.unpack("!BBHII", data[:12])
+            r = {"opcode": op, "qpn": qpn & 0xFFFFFF,
+                 "psn": apsn & 0xFFFFFF, "len": len(data)}
+            if op in (0x0D, 0x0F, 0x10, 0x11, 0x12) and len(data) >= 20:
+                aeth = struct.unpack("!I", data[12:16])[0]
+                r["syndrome"] = aeth >> 24
+                r["msn"] = aeth & 0xFFFFFF
+            return r
+
+    # packet builders ------------------------------------------------
+
+    def rc_send(self, qpn, psn, payload, **kw):
+        pad = -len(payload) % 4
+        hdr = bth(OP_RC_SEND_ONLY, qpn, psn, pad=pad, ackreq=True,
+                  pkey=kw.pop("pkey", 0xFFFF), tver=kw.pop("tver", 0))
+        return self.packet(hdr, payload, **kw)
+
+    def rc_write(self, qpn, psn, va, rkey, payload, **kw):
+        pad = -len(payload) % 4
+        hdr = bth(OP_RC_WRITE_ONLY, qpn, psn, pad=pad, ackreq=True) + \
+            reth(va, rkey, len(payload))
+        return self.packet(hdr, payload, **kw)
+
+    def ud_send(self, qpn, qkey, src_qp, payload, **kw):
+        pad = -len(payload) % 4
+        hdr = bth(OP_UD_SEND_ONLY, qpn, 0, pad=pad) + deth(qkey, src_qp)
+        return self.packet(hdr, payload, **kw)
+
+    def raw_op(self, opcode, qpn, psn, payload=b"", **kw):
+        pad = -len(payload) % 4
+        hdr = bth(opcode, qpn, psn, pad=pad, ackreq=True)
+        return self.packet(hdr, payload, **kw)
+
+
+def rv_put(port, text, timeout):
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("0.0.0.0", port))
+    srv.listen(1)
+    srv.settimeout(timeout)
+    try:
+        conn, _ = srv.accept()
+    except socket.timeout:
+        print("rv-put: nobody came on port %d" % port, file=sys.stderr)
+        return 1
+    conn.sendall(text.encode() + b"\n")
+    conn.close()
+    srv.close()
+    return 0
+
+
+def rv_get(host, port, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            c = socket.create_connection((host, port), timeout=5)
+        except OSError:
+            time.sleep(0.5)
+            continue
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = c.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        c.close()
+        if data:
+            return data.decode().strip()
+    return None
+
+
+# the attacker side of twovm-wire-robust.sh ----------------------------
+
+VALID_PAYLOAD = b"rdma-kmod wire-robust valid send"[:-3]  # 29 B: pad 3
+
+
+class Checker:
+    def __init__(self):
+        self.fails = 0
+
+    def ok(self, cond, what, detail=""):
+        if cond:
+            print("ok:   %s" % what)
+        else:
+            print("FAIL: %s %s" % (what, detail))
+            self.fails += 1
+        sys.stdout.flush()
+
+
+def expect_silence(inj, chk, what, wait):
+    r = inj.recv(wait)
+    chk.ok(r is None, what + ": dropped, no reply", repr(r))
+
+
+def expect_reply(inj, chk, what, syndrome, psn, wait):
+    r = inj.recv(wait)
+    good = (r is not None and r["opcode"] == OP_RC_ACK and
+            (r.get("syndrome", -1) & 0xE0 if syndrome == SYN_ACK
+             else r.get("syndrome", -1)) == syndrome and r["psn"] == psn)
+    chk.ok(good, "%s: reply syndrome 0x%02x psn 0x%x" %
+           (what, syndrome, psn), repr(r))
+    return r
+
+
+def robust(args):
+    chk = Checker()
+    info = rv_get(args.peer, args.info_port, args.timeout)
+    if not info or not info.startswith("INFO "):
+        print("FAIL: no target info from %s (%r)" % (args.peer, info))
+        return 1
+    f = info.split()
+    qpa, qpb, qpud, rkey, va, blen = (int(x) for x in f[1:7])
+    psn_a, psn_b, dest_qpn = args.psn_a, args.psn_b, args.dest_qpn
+    print("target: qp A %d, qp B %d, UD %d, rkey 0x%x, va 0x%x, len %d" %
+          (qpa, qpb, qpud, rkey, va, blen))
+    inj = Injector(args.peer)
+    inj.drain()
+    quiet = args.quiet_wait
+
+    # 1. bad ICRC on an otherwise valid, in-sequence SEND
+    inj.send(inj.rc_send(qpa, psn_a, b"bad icrc!!!!", bad_icrc=True))
+    expect_silence(inj, chk, "bad ICRC", quiet)
+    # 2. opcodes rxe does not know (valid ICRC)
+    for op in (0x1F, 0xFF, 0x15):
+        inj.send(inj.raw_op(op, qpa, psn_a, b"\0" * 8))
+        expect_silence(inj, chk, "unknown opcode 0x%02x" % op, quiet)
+    # 3. lengths: no room for the ICRC; a WRITE without its RETH; a pad
+    # count larger than the payload
+    inj.send(bth(OP_RC_SEND_ONLY, qpa, psn_a, ackreq=True))
+    expect_silence(inj, chk, "12-byte packet", quiet)
+    inj.send(inj.packet(bth(OP_RC_WRITE_ONLY, qpa, psn_a, ackreq=True)))
+    expect_silence(inj, chk, "RDMA WRITE without RETH", quiet)
+    inj.send(inj.packet(bth(OP_RC_SEND_ONLY, qpa, psn_a, pad=3,
+                            ackreq=True), pad=0))
+    expect_silence(inj, chk, "pad count beyond the payload", quiet)
+    # header faults counted elsewhere
+    inj.send(inj.rc_send(qpa, psn_a, b"pkey", pkey=0x1234))
+    expect_silence(inj, chk, "bad P_Key", quiet)
+    inj.send(inj.rc_send(qpa, psn_a, b"tver", tver=1))
+    expect_silence(inj, chk, "BTH TVer 1", quiet)
+    inj.send(inj.rc_send(0xABCDE, psn_a, b"qpn?"))
+    expect_silence(inj, chk, "unknown QPN", quiet)
+    inj.send(inj.ud_send(qpa, 0x11111111, 0x4242, b"ud->rc"))
+    expect_silence(inj, chk, "UD opcode to an RC QP", quiet)
+    inj.send(inj.ud_send(qpud, args.qkey ^ 0x5A5A, 0x4242, b"bad qkey"))
+    expect_silence(inj, chk, "UD with a wrong Q_Key", quiet)
+    # 4. out-of-window PSN: one PSN sequence NAK for the expected PSN
+    inj.send(inj.rc_send(qpa, psn_a + 1000, b"far ahead"))
+    expect_reply(inj, chk, "PSN +1000", SYN_NAK_PSN, psn_a, args.reply_wait)
+    inj.send(inj.rc_send(qpa, psn_a + 0x400000, b"very far ahead"))
+    expect_silence(inj, chk, "PSN +0x400000 (NAK sent once only)", quiet)
+    # 5. the valid SEND: proves the ICRC; ACKed
+    inj.send(inj.rc_send(qpa, psn_a, VALID_PAYLOAD))
+    r = expect_reply(inj, chk, "valid SEND", SYN_ACK, psn_a,
+                     args.reply_wait)
+    chk.ok(r is not None and r.get("msn") == 1 and r["qpn"] == dest_qpn,
+           "valid SEND: ACK MSN 1 to QPN 0x%x" % dest_qpn, repr(r))
+    # 6. RDMA WRITE to an MR without remote write (its real rkey), and
+    # with a wrong rkey on QP B: remote access NAK, QP to error
+    inj.send(inj.rc_write(qpa, psn_a + 1, va, rkey, b"\xee" * 16))
+    expect_reply(inj, chk, "WRITE without MR permission", SYN_NAK_ACC,
+                 psn_a + 1, args.reply_wait)
+    inj.send(inj.rc_write(qpb, psn_b, va, rkey ^ 0x80, b"\xee" * 16))
+    expect_reply(inj, chk, "WRITE with a bad rkey", SYN_NAK_ACC, psn_b,
+                 args.reply_wait)
+    # 7. the QP is in error now: nothing more is accepted or answered
+    inj.send(inj.rc_send(qpa, psn_a + 2, b"after error"))
+    expect_silence(inj, chk, "SEND to the QP in error", quiet)
+
+    done = "DONE %d" % chk.fails
+    if rv_put(args.done_port, done, args.timeout):
+        chk.ok(False, "target collected the result")
+    print("%d attacker checks failed" % chk.fails)
+    return 1 if chk.fails else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("selftest")
+    p.add_argument("file")
+    p = sub.add_parser("send")
+    p.add_argument("--peer", required=True)
+    p.add_argument("--src")
+    p.add_argument("--opcode", type=lambda x: int(x, 0), default=4)
+    p.add_argument("--qpn", type=lambda x: int(x, 0), required=True)
+    p.add_argument("--psn", type=lambda x: int(x, 0), default=0)
+    p.add_argument("--pkey", type=lambda x: int(x, 0), default=0xFFFF)
+    p.add_argument("--reth", nargs=3, metavar=("VA", "RKEY", "LEN"),
+                   type=lambda x: int(x, 0))
+    p.add_argument("--deth", nargs=2, metavar=("QKEY", "SRCQP"),
+                   type=lambda x: int(x, 0))
+    p.add_argument("--payload", default="")
+    p.add_argument("--bad-icrc", action="store_true")
+    p.add_argument("--wait", type=float, default=0,
+                   help="seconds to wait for and print a reply")
+    p = sub.add_parser("rv-put")
+    p.add_argument("port", type=int)
+    p.add_argument("text")
+    p.add_argument("--timeout", type=float, default=120)
+    p = sub.add_parser("rv-get")
+    p.add_argument("host")
+    p.add_argument("port", type=int)
+    p.add_argument("--timeout", type=float, default=120)
+    p = sub.add_parser("robust")
+    p.add_argument("--peer", required=True)
+    p.add_argument("--info-port", type=int, default=7471)
+    p.add_argument("--done-port", type=int, default=7472)
+    p.add_argument("--psn-a", type=lambda x: int(x, 0), default=0x123456)
+    p.add_argument("--psn-b", type=lambda x: int(x, 0), default=0xFFFFFE)
+    p.add_argument("--dest-qpn", type=lambda x: int(x, 0), default=0x4242)
+    p.add_argument("--qkey", type=lambda x: int(x, 0), default=0x11111111)
+    p.add_argument("--quiet-wait", type=float, default=1.0)
+    p.add_argument("--reply-wait", type=float, default=5.0)
+    p.add_argument("--timeout", type=float, default=180)
+    a = ap.parse_args()
+
+    if a.cmd == "selftest":
+        return selftest(a.file)
+    if a.cmd == "rv-put":
+        return rv_put(a.port, a.text, a.timeout)
+    if a.cmd == "rv-get":
+        t = rv_get(a.host, a.port, a.timeout)
+        if t is None:
+            return 1
+        print(t)
+        return 0
+    if a.cmd == "robust":
+        return robust(a)
+    # send
+    inj = Injector(a.peer, a.src)
+    payload = a.payload.encode()
+    pad = -len(payload) % 4
+    hdr = bth(a.opcode, a.qpn, a.psn, pad=pad, pkey=a.pkey, ackreq=True)
+    if a.deth:
+        hdr += deth(*a.deth)
+    if a.reth:
+        hdr += reth(*a.reth)
+    inj.send(inj.packet(hdr, payload, bad_icrc=a.bad_icrc))
+    if a.wait:
+        print(inj.recv(a.wait))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
