@@ -79,6 +79,14 @@ void ib_for_each_ndev_port(struct net_device *ndev,
 /* roce_gid_mgmt.c */
 int roce_gid_mgmt_init(void);
 void roce_gid_mgmt_cleanup(void);
+
+/* mad.c: the GSI QPs and MAD agents (an ib_client) */
+int ib_mad_init(void);
+void ib_mad_cleanup(void);
+
+/* addr.c: IP -> L2 address resolution (rdma_resolve_ip) */
+int addr_init(void);
+void addr_cleanup(void);
 /* Rebuilds the RoCE GID tables of a device from its port netdevs. */
 void roce_rescan_device(struct ib_device *dev);
 

@@ -1314,8 +1314,18 @@ static int __init ib_core_init(void)
 	ret = nldev_init();
 	if (ret)
 		goto err_gid;
+	ret = addr_init();
+	if (ret)
+		goto err_nldev;
+	ret = ib_mad_init();
+	if (ret)
+		goto err_addr;
 	return 0;
 
+err_addr:
+	addr_cleanup();
+err_nldev:
+	nldev_exit();
 err_gid:
 	roce_gid_mgmt_cleanup();
 err_nl:
@@ -1334,6 +1344,8 @@ err_wq:
 
 static void __exit ib_core_cleanup(void)
 {
+	ib_mad_cleanup();
+	addr_cleanup();
 	nldev_exit();
 	roce_gid_mgmt_cleanup();
 	rdma_nl_exit();

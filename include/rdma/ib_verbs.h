@@ -29,6 +29,7 @@
 #include <linux/scatterlist.h>
 #include <linux/dma-mapping.h>
 #include <linux/if_ether.h>
+#include <linux/ip.h>
 #include <linux/slab.h>
 #include <rdma/restrack.h>
 #include <uapi/rdma/ib_user_verbs.h>
@@ -270,6 +271,32 @@ static inline enum ib_mtu ib_mtu_int_to_enum(int mtu)
 		return IB_MTU_512;
 	return IB_MTU_256;
 }
+
+/* Static rate encoding of path records and address vectors (IBA 9.7.4). */
+enum ib_rate {
+	IB_RATE_PORT_CURRENT = 0,
+	IB_RATE_2_5_GBPS = 2,
+	IB_RATE_5_GBPS   = 5,
+	IB_RATE_10_GBPS  = 3,
+	IB_RATE_20_GBPS  = 6,
+	IB_RATE_30_GBPS  = 4,
+	IB_RATE_40_GBPS  = 7,
+	IB_RATE_60_GBPS  = 8,
+	IB_RATE_80_GBPS  = 9,
+	IB_RATE_120_GBPS = 10,
+	IB_RATE_14_GBPS  = 11,
+	IB_RATE_56_GBPS  = 12,
+	IB_RATE_112_GBPS = 13,
+	IB_RATE_168_GBPS = 14,
+	IB_RATE_25_GBPS  = 15,
+	IB_RATE_100_GBPS = 16,
+	IB_RATE_200_GBPS = 17,
+	IB_RATE_300_GBPS = 18,
+	IB_RATE_28_GBPS  = 19,
+	IB_RATE_50_GBPS  = 20,
+	IB_RATE_400_GBPS = 21,
+	IB_RATE_600_GBPS = 22,
+};
 
 enum ib_port_state {
 	IB_PORT_NOP		= 0,
@@ -1827,6 +1854,18 @@ static inline bool rdma_cap_opa_ah(struct ib_device *device, u32 port)
 	return rdma_core_cap(device, port) & RDMA_CORE_CAP_OPA_AH;
 }
 
+/* The address handle flavour a port needs. */
+static inline enum rdma_ah_attr_type rdma_ah_find_type(struct ib_device *dev,
+							u32 port_num)
+{
+	if (rdma_protocol_roce(dev, port_num))
+		return RDMA_AH_ATTR_TYPE_ROCE;
+	if (rdma_protocol_ib(dev, port_num))
+		return rdma_cap_opa_ah(dev, port_num) ?
+		       RDMA_AH_ATTR_TYPE_OPA : RDMA_AH_ATTR_TYPE_IB;
+	return RDMA_AH_ATTR_TYPE_UNDEFINED;
+}
+
 static inline size_t rdma_max_mad_size(const struct ib_device *device,
 				       u32 port)
 {
@@ -1914,6 +1953,36 @@ void rdma_replace_ah_attr(struct rdma_ah_attr *old,
 			  const struct rdma_ah_attr *new);
 void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src);
 void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr);
+
+/* The 40-byte IB global route header (RoCE v1 and UD/GSI receive buffers). */
+struct ib_grh {
+	__be32		version_tclass_flow;
+	__be16		paylen;
+	u8		next_hdr;
+	u8		hop_limit;
+	union ib_gid	sgid;
+	union ib_gid	dgid;
+};
+
+/* What a UD/GSI receive buffer starts with: a GRH, or an IPv4 header in its last 20 bytes. */
+union rdma_network_hdr {
+	struct ib_grh ibgrh;
+	struct {
+		u8		reserved[20];
+		struct iphdr	roce4grh;
+	};
+};
+
+int ib_get_rdma_header_version(const union rdma_network_hdr *hdr);
+int ib_get_gids_from_rdma_hdr(const union rdma_network_hdr *hdr,
+			      enum rdma_network_type net_type,
+			      union ib_gid *sgid, union ib_gid *dgid);
+/* Address vector back to the sender of a received UD/GSI packet. */
+int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+			    const struct ib_wc *wc, const struct ib_grh *grh,
+			    struct rdma_ah_attr *ah_attr);
+struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
+				   const struct ib_grh *grh, u32 port_num);
 
 struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 				  struct ib_srq_init_attr *srq_init_attr,

@@ -5,7 +5,9 @@
 #ifndef RXE_H
 #define RXE_H
 
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rbtree.h>
 #include <rdma/ib_verbs.h>
 #include "rxe_param.h"
 #include "rxe_hdr.h"
@@ -48,6 +50,13 @@ struct rxe_dev {
 	atomic64_t rx_drops[RXE_NUM_RX_DROPS];
 
 	u32 qp_gsi_index;	/* set once QP1 exists (MAD work) */
+
+	/* multicast groups by MGID (rxe_mcast.c) */
+	struct mutex mcg_mutex;		/* attach/detach, netdev filter */
+	spinlock_t mcg_lock;		/* mcg_tree and QP lists vs receive */
+	struct rb_root mcg_tree;
+	unsigned int num_mcg;
+	unsigned int num_mca;		/* QP attachments, all groups */
 };
 
 static inline struct rxe_dev *to_rdev(struct ib_device *dev)

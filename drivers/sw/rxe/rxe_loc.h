@@ -40,6 +40,19 @@ int rxe_cq_post(struct rxe_cq *cq, struct rxe_cqe *cqe, int solicited);
 void rxe_cq_disable(struct rxe_cq *cq);
 void rxe_cq_cleanup(struct rxe_pool_elem *elem);
 
+/* rxe_mcast.c */
+void rxe_mcast_init(struct rxe_dev *rxe);
+int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
+/* QP destroy: leave every group; may sleep. */
+void rxe_mcast_detach_all(struct rxe_qp *qp);
+/*
+ * Receive: up to @max QPs attached to @mgid into @qps, each with a
+ * reference (rxe_put); returns how many. Any context.
+ */
+int rxe_mcast_get_qps(struct rxe_dev *rxe, const union ib_gid *mgid,
+		      struct rxe_qp **qps, int max);
+
 /* rxe_mmap.c */
 struct rxe_mmap_info {
 	struct list_head pending_mmaps;

@@ -652,6 +652,9 @@ void rxe_qp_destroy(struct rxe_qp *qp)
 {
 	unsigned long flags;
 
+	/* out of every group first: the receive path finds it no more */
+	rxe_mcast_detach_all(qp);
+
 	spin_lock_irqsave(&qp->state_lock, flags);
 	qp->valid = 0;
 	/* the receive path drops packets for a QP in RESET */

@@ -14,25 +14,41 @@
 #include <rdma/ib_cache.h>
 #include "rxe.h"
 
-/* The destination address must be one of the port's RoCE v2 GIDs. */
+/* The packet's destination IP address as a GID (IPv4-mapped for IPv4). */
+static int rxe_pkt_dgid(struct sk_buff *skb, union ib_gid *dgid)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)dgid);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		memcpy(dgid, &ipv6_hdr(skb)->daddr, sizeof(*dgid));
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static bool rxe_gid_is_multicast(const union ib_gid *gid)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid->raw;
+
+	if (ipv6_addr_v4mapped(a))
+		return ipv4_is_multicast(a->s6_addr32[3]);
+	return ipv6_addr_is_multicast(a);
+}
+
+/*
+ * The destination address must be one of the port's RoCE v2 GIDs, or a
+ * multicast group (matched against the attached QPs by rxe_rcv_mcast()).
+ */
 static int rxe_chk_dgid(struct rxe_dev *rxe, struct sk_buff *skb,
 			bool loopback)
 {
 	const struct ib_gid_attr *attr;
 	union ib_gid dgid;
 
-	if (skb->protocol == htons(ETH_P_IP)) {
-		/* multicast groups are matched per QP (not supported yet) */
-		if (ipv4_is_multicast(ip_hdr(skb)->daddr))
-			return 0;
-		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
-				       (struct in6_addr *)&dgid);
-	} else if (skb->protocol == htons(ETH_P_IPV6))
-		memcpy(&dgid, &ipv6_hdr(skb)->daddr, sizeof(dgid));
-	else
+	if (rxe_pkt_dgid(skb, &dgid))
 		return -EINVAL;
-
-	if (ipv6_addr_is_multicast((struct in6_addr *)&dgid))
+	if (rxe_gid_is_multicast(&dgid))
 		return 0;
 
 	/*
@@ -130,8 +146,11 @@ static int rxe_hdr_check(struct rxe_pkt_info *pkt)
 	}
 
 	qpn = bth_qpn(pkt);
-	/* QP0 does not exist on RoCE; multicast delivery is not done yet */
-	if (qpn == 0 || qpn == IB_MULTICAST_QPN) {
+	/* the QPs of a multicast group are checked one by one later */
+	if (qpn == IB_MULTICAST_QPN)
+		return 0;
+	/* QP0 does not exist on RoCE */
+	if (qpn == 0) {
 		rxe_rx_drop_inc(rxe, RXE_DROP_QPN);
 		return -EINVAL;
 	}
@@ -161,6 +180,64 @@ err_put:
 	rxe_qp_put(qp);
 	rxe_rx_drop_inc(rxe, why);
 	return -EINVAL;
+}
+
+/*
+ * A packet to QPN 0xffffff: one copy to each QP attached to the group of
+ * its destination address that passes the checks a unicast QP would
+ * (type, state, Q_Key). Consumes the skb; headers and ICRC are checked.
+ */
+static void rxe_rcv_mcast(struct sk_buff *skb)
+{
+	struct rxe_pkt_info *pkt = SKB_TO_PKT(skb);
+	struct rxe_dev *rxe = pkt->rxe;
+	struct rxe_qp *qps[RXE_MAX_MCAST_QP_ATTACH];
+	struct sk_buff *cskb;
+	union ib_gid dgid;
+	int n = 0, ok = 0;
+	int i;
+
+	/* only UD sends are addressed to a group */
+	if ((pkt->mask & RXE_REQ_MASK) && !rxe_pkt_dgid(skb, &dgid) &&
+	    rxe_gid_is_multicast(&dgid))
+		n = rxe_mcast_get_qps(rxe, &dgid, qps, ARRAY_SIZE(qps));
+
+	/* keep the QPs that accept the packet at the front of qps[] */
+	for (i = 0; i < n; i++) {
+		struct rxe_qp *qp = qps[i];
+
+		if (!rxe_chk_qp_type(qp, pkt)) {
+			rxe_rx_drop_inc(rxe, RXE_DROP_QP_TYPE);
+		} else if (!rxe_chk_qp_state(qp, pkt)) {
+			rxe_rx_drop_inc(rxe, RXE_DROP_QP_STATE);
+		} else if (!rxe_chk_qkey(qp, pkt)) {
+			rxe_port_cntr_inc(rxe,
+					  &rxe->port.attr.qkey_viol_cntr);
+		} else {
+			qps[ok++] = qp;
+			continue;
+		}
+		rxe_qp_put(qp);
+	}
+	if (!n)
+		rxe_rx_drop_inc(rxe, RXE_DROP_QPN);
+	if (!ok) {
+		kfree_skb(skb);
+		return;
+	}
+
+	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
+	/* the last QP takes the skb itself, the others a clone */
+	for (i = 0; i < ok; i++) {
+		cskb = i == ok - 1 ? skb : skb_clone(skb, GFP_ATOMIC);
+		if (unlikely(!cskb)) {
+			rxe_qp_put(qps[i]);
+			continue;
+		}
+		/* the clone has its own copy of the control block */
+		SKB_TO_PKT(cskb)->qp = qps[i];
+		rxe_resp_queue_pkt(qps[i], cskb);
+	}
 }
 
 /*
@@ -209,6 +286,11 @@ void rxe_rcv(struct sk_buff *skb)
 		goto drop_qp;
 	}
 
+	if (!pkt->qp) {
+		rxe_rcv_mcast(skb);
+		return;
+	}
+
 	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
 
 	if (pkt->mask & RXE_REQ_MASK)
@@ -218,7 +300,8 @@ void rxe_rcv(struct sk_buff *skb)
 	return;
 
 drop_qp:
-	rxe_qp_put(pkt->qp);
+	if (pkt->qp)
+		rxe_qp_put(pkt->qp);
 	pkt->qp = NULL;
 drop:
 	kfree_skb(skb);

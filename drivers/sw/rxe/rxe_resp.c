@@ -318,9 +318,10 @@ static void resp_fill_kernel_wc(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 /*
  * Complete the current receive WQE with @status. @pkt is the packet that
  * ends the message (for byte counts, immediate data, addresses) or NULL.
+ * Returns rxe_cq_post's result: -EBUSY when the CQ overflowed.
  */
-static void resp_complete(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
-			  enum ib_wc_status status)
+static int resp_complete(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
+			 enum ib_wc_status status)
 {
 	struct rxe_recv_wqe *wqe = qp->resp.wqe;
 	struct rxe_cq *cq = qp->rcq;
@@ -331,7 +332,7 @@ static void resp_complete(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 	int solicited = 1;
 
 	if (!wqe)
-		return;
+		return 0;
 
 	byte_len = wqe->dma.length - wqe->dma.resid;
 	src_qp = qp->attr.dest_qp_num;
@@ -389,9 +390,11 @@ static void resp_complete(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 
 	/* free the slot first: the consumer may repost as soon as it polls */
 	resp_release_wqe(qp);
-	rxe_cq_post(cq, &cqe, solicited);
+	if (rxe_cq_post(cq, &cqe, solicited))
+		return -EBUSY;
 	if (status == IB_WC_SUCCESS)
 		rxe_counter_inc(rxe_from_qp(qp), RXE_CNT_RDMA_RECV);
+	return 0;
 }
 
 /* A flushed WQE: only wr_id, status and qp_num are meaningful. */
@@ -441,6 +444,12 @@ static void resp_flush(struct rxe_qp *qp)
 		return;
 	/* CQ handlers may post receives: post CQEs without the ring lock */
 	for (;;) {
+		/*
+		 * an overflowed CQ already raised IB_EVENT_CQ_ERR once (stock
+		 * raises it once): leave the rest unflushed, no event storm
+		 */
+		if (queue_full(qp->rcq->queue))
+			break;
 		spin_lock_irqsave(&qp->rq.consumer_lock, flags);
 		wqe = queue_head(q);
 		if (!wqe) {
@@ -539,12 +548,11 @@ static enum resp_rc resp_copy_in(struct rxe_qp *qp, void *addr, int len)
 
 	err = copy_data(qp->pd, IB_ACCESS_LOCAL_WRITE, &qp->resp.wqe->dma,
 			addr, len, RXE_TO_MR_OBJ);
-	if (!err)
-		return RESP_OK;
-	/* -EINVAL from copy_data: more bytes than the WQE's resid */
-	return (err == -ENOSPC || err == -EINVAL) &&
-	       qp->resp.wqe->dma.resid < (u32)len ? RESP_ERR_LEN :
-						     RESP_ERR_WQE;
+	/*
+	 * A message longer than the receive WQE counts as a bad WQE, as in
+	 * stock rxe: REM_OP_ERR NAK, LOC_QP_OP_ERR receive completion.
+	 */
+	return err ? RESP_ERR_WQE : RESP_OK;
 }
 
 static enum resp_rc resp_do_send(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
@@ -1036,8 +1044,12 @@ static bool resp_one(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	if (pkt->mask & RXE_END_MASK)
 		qp->resp.msn = (qp->resp.msn + 1) & AETH_MSN_MASK;
 
-	if (pkt->mask & RXE_COMP_MASK)
-		resp_complete(qp, pkt, IB_WC_SUCCESS);
+	/* CQ overflow (IBA class G): no ACK, the QP goes to error */
+	if ((pkt->mask & RXE_COMP_MASK) &&
+	    resp_complete(qp, pkt, IB_WC_SUCCESS)) {
+		rxe_qp_error(qp);
+		return true;
+	}
 
 	if (type != IB_QPT_RC)
 		return true;

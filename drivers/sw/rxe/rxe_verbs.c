@@ -853,17 +853,7 @@ static struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	return &mr->ibmr;
 }
 
-/* ---- multicast: not yet ---- */
-
-static int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
-{
-	return -EOPNOTSUPP;
-}
+/* multicast: attach_mcast/detach_mcast are in rxe_mcast.c */
 
 /* /sys/class/infiniband/<dev>/parent: udev's Soft-RoCE rule matches on it. */
 static ssize_t parent_show(struct device *device,
@@ -971,6 +961,7 @@ int rxe_register_device(struct rxe_dev *rxe, const char *ibdev_name)
 			    rxe->ndev->dev_addr);
 
 	ib_set_device_ops(dev, &rxe_dev_ops);
+	rxe_mcast_init(rxe);
 
 	err = ib_device_set_netdev(dev, rxe->ndev, 1);
 	if (err)

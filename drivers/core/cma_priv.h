@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * rdma_cm internals shared by cma.c (and, later, its configfs part).
+ */
+#ifndef RDMA_KMOD_CMA_PRIV_H
+#define RDMA_KMOD_CMA_PRIV_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/ib_cm.h>
+
+enum rdma_cm_state {
+	RDMA_CM_IDLE,
+	RDMA_CM_ADDR_QUERY,
+	RDMA_CM_ADDR_RESOLVED,
+	RDMA_CM_ROUTE_QUERY,
+	RDMA_CM_ROUTE_RESOLVED,
+	RDMA_CM_CONNECT,
+	RDMA_CM_DISCONNECT,
+	RDMA_CM_ADDR_BOUND,
+	RDMA_CM_LISTEN,
+	RDMA_CM_DEVICE_REMOVAL,
+	RDMA_CM_DESTROYING
+};
+
+/* All ids bound to one port number of one port space. */
+struct rdma_bind_list {
+	enum rdma_ucm_port_space ps;
+	struct hlist_head owners;
+	unsigned short port;
+};
+
+/* Per RDMA device state of rdma_cm. */
+struct cma_device {
+	struct list_head list;
+	struct ib_device *device;
+	struct completion comp;
+	refcount_t refcount;
+	struct list_head id_list;	/* ids attached to this device */
+	enum ib_gid_type *default_gid_type;	/* per port, index port-1 */
+	u8 *default_roce_tos;
+};
+
+/* One ib_cm listen a wildcard listener holds on one device. */
+struct cma_listen_ent {
+	struct list_head list;
+	struct ib_device *device;
+	struct ib_cm_id *cm_id;
+};
+
+struct rdma_id_private {
+	struct rdma_cm_id id;
+
+	struct rdma_bind_list *bind_list;
+	struct hlist_node node;		/* in bind_list->owners */
+	struct list_head dev_item;	/* in cma_dev->id_list */
+	struct list_head listen_any_item; /* in listen_any_list */
+	struct list_head listen_ents;	/* struct cma_listen_ent */
+	struct cma_device *cma_dev;
+
+	enum rdma_cm_state state;
+	spinlock_t lock;		/* protects state */
+	struct mutex qp_mutex;
+	struct completion comp;
+	refcount_t refcount;
+	/* Held while the event handler runs; see rdma_lock_handler(). */
+	struct mutex handler_mutex;
+
+	int backlog;
+	int timeout_ms;
+	struct ib_cm_id *cm_id_ib;
+	struct work_struct route_work;
+
+	u32 seq_num;
+	u32 qkey;
+	u32 qp_num;
+	u8 srq;
+	u8 tos;
+	u8 tos_set:1;
+	u8 timeout_set:1;
+	u8 min_rnr_timer_set:1;
+	u8 reuseaddr:1;
+	u8 afonly:1;
+	u8 timeout;
+	u8 min_rnr_timer;
+	enum ib_gid_type gid_type;
+	struct rdma_restrack_entry res;
+	struct rdma_ucm_ece ece;
+};
+
+#endif /* RDMA_KMOD_CMA_PRIV_H */
