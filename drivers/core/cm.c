@@ -1671,6 +1671,8 @@ static void cm_req_handler(struct cm_work *w)
 	p->tid = rwc->recv_buf.mad->mad_hdr.tid;
 	p->qp_type = transport ? IB_QPT_UC : IB_QPT_RC;
 	p->sq_psn = cm_get24(d, REQ_STARTING_PSN);
+	/* Provisional until our REP says otherwise (a QP may reach RTR first). */
+	p->rq_psn = p->sq_psn;
 	p->responder_resources = d[REQ_INIT_DEPTH];
 	p->initiator_depth = d[REQ_RESP_RESOURCES];
 	p->path_mtu = cm_get_bits(d, REQ_BYTE50, 0, 4);

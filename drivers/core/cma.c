@@ -1078,6 +1078,12 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 	ret = ib_cm_init_qp_attr(id_priv->cm_id_ib, qp_attr, qp_attr_mask);
 	if (ret)
 		return ret;
+	/*
+	 * Receive PSN: the REQ's on the active side, our REP's on the passive
+	 * side (both are seq_num); a user QP reaches RTR before the REP goes.
+	 */
+	if (qp_attr->qp_state == IB_QPS_RTR)
+		qp_attr->rq_psn = id_priv->seq_num;
 	if (qp_attr->qp_state == IB_QPS_RTR && id_priv->min_rnr_timer_set) {
 		qp_attr->min_rnr_timer = id_priv->min_rnr_timer;
 		*qp_attr_mask |= IB_QP_MIN_RNR_TIMER;
