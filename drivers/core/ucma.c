@@ -699,12 +699,28 @@ static ssize_t ucma_bind(struct ucma_file *file, const char __user *inbuf,
 	return ret;
 }
 
+/* RESOLVE_IP and RESOLVE_ADDR differ only in how the addresses come in. */
+static ssize_t ucma_resolve(struct ucma_file *file, u32 id,
+			    struct sockaddr *src, struct sockaddr *dst,
+			    u32 timeout_ms)
+{
+	struct ucma_context *ctx;
+	int ret;
+
+	ctx = ucma_get_ctx(file, id);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	mutex_lock(&ctx->mutex);
+	ret = rdma_resolve_addr(ctx->cm_id, src, dst, timeout_ms);
+	mutex_unlock(&ctx->mutex);
+	ucma_put_ctx(ctx);
+	return ret;
+}
+
 static ssize_t ucma_resolve_ip(struct ucma_file *file, const char __user *inbuf,
 			       int in_len, int out_len)
 {
 	struct rdma_ucm_resolve_ip cmd;
-	struct ucma_context *ctx;
-	int ret;
 
 	if (copy_from_user(&cmd, inbuf, sizeof(cmd)))
 		return -EFAULT;
@@ -712,16 +728,8 @@ static ssize_t ucma_resolve_ip(struct ucma_file *file, const char __user *inbuf,
 	    !rdma_addr_size_in6(&cmd.dst_addr))
 		return -EINVAL;
 
-	ctx = ucma_get_ctx(file, cmd.id);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	mutex_lock(&ctx->mutex);
-	ret = rdma_resolve_addr(ctx->cm_id, (struct sockaddr *)&cmd.src_addr,
-				(struct sockaddr *)&cmd.dst_addr,
-				cmd.timeout_ms);
-	mutex_unlock(&ctx->mutex);
-	ucma_put_ctx(ctx);
-	return ret;
+	return ucma_resolve(file, cmd.id, (struct sockaddr *)&cmd.src_addr,
+			    (struct sockaddr *)&cmd.dst_addr, cmd.timeout_ms);
 }
 
 static ssize_t ucma_resolve_addr(struct ucma_file *file,
@@ -729,8 +737,6 @@ static ssize_t ucma_resolve_addr(struct ucma_file *file,
 				 int in_len, int out_len)
 {
 	struct rdma_ucm_resolve_addr cmd;
-	struct ucma_context *ctx;
-	int ret;
 
 	if (copy_from_user(&cmd, inbuf, sizeof(cmd)))
 		return -EFAULT;
@@ -739,16 +745,8 @@ static ssize_t ucma_resolve_addr(struct ucma_file *file,
 	    !cmd.dst_size || cmd.dst_size != rdma_addr_size_kss(&cmd.dst_addr))
 		return -EINVAL;
 
-	ctx = ucma_get_ctx(file, cmd.id);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	mutex_lock(&ctx->mutex);
-	ret = rdma_resolve_addr(ctx->cm_id, (struct sockaddr *)&cmd.src_addr,
-				(struct sockaddr *)&cmd.dst_addr,
-				cmd.timeout_ms);
-	mutex_unlock(&ctx->mutex);
-	ucma_put_ctx(ctx);
-	return ret;
+	return ucma_resolve(file, cmd.id, (struct sockaddr *)&cmd.src_addr,
+			    (struct sockaddr *)&cmd.dst_addr, cmd.timeout_ms);
 }
 
 static ssize_t ucma_resolve_route(struct ucma_file *file,

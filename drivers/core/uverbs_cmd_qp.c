@@ -796,24 +796,40 @@ int ib_uverbs_ex_modify_qp(struct uverbs_attr_bundle *attrs)
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }
 
+/*
+ * Destroys a QP or SRQ by handle; *events_reported gets the async events
+ * userspace has read for it, which libibverbs waits to have acked.
+ */
+static int uverbs_destroy_uevent_obj(struct uverbs_attr_bundle *attrs,
+				     enum uverbs_type type, u32 handle,
+				     u32 *events_reported)
+{
+	struct ib_uevent_object *uevent;
+	struct ib_uobject *uobj;
+	int ret;
+
+	ret = uobj_destroy_by_handle(attrs, type, handle, &uobj);
+	if (ret)
+		return ret;
+	uevent = container_of(uobj, struct ib_uevent_object, uobject);
+	*events_reported = uevent->events_reported;
+	uobj_remove_commit(uobj);
+	return 0;
+}
+
 int ib_uverbs_destroy_qp(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uverbs_destroy_qp_resp resp = {};
 	struct ib_uverbs_destroy_qp cmd;
-	struct ib_uqp_object *uqp;
-	struct ib_uobject *uobj;
 	int ret;
 
 	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	ret = uobj_destroy_by_handle(attrs, UVERBS_TYPE_QP, cmd.qp_handle,
-				     &uobj);
+	ret = uverbs_destroy_uevent_obj(attrs, UVERBS_TYPE_QP, cmd.qp_handle,
+					&resp.events_reported);
 	if (ret)
 		return ret;
-	uqp = container_of(uobj, struct ib_uqp_object, uevent.uobject);
-	resp.events_reported = uqp->uevent.events_reported;
-	uobj_remove_commit(uobj);
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }
 
@@ -1340,19 +1356,14 @@ int ib_uverbs_destroy_srq(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uverbs_destroy_srq_resp resp = {};
 	struct ib_uverbs_destroy_srq cmd;
-	struct ib_usrq_object *usrq;
-	struct ib_uobject *uobj;
 	int ret;
 
 	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	ret = uobj_destroy_by_handle(attrs, UVERBS_TYPE_SRQ, cmd.srq_handle,
-				     &uobj);
+	ret = uverbs_destroy_uevent_obj(attrs, UVERBS_TYPE_SRQ,
+					cmd.srq_handle, &resp.events_reported);
 	if (ret)
 		return ret;
-	usrq = container_of(uobj, struct ib_usrq_object, uevent.uobject);
-	resp.events_reported = usrq->uevent.events_reported;
-	uobj_remove_commit(uobj);
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "verbs_loop.h"
+
 namespace {
 
 constexpr int kBuf = 4096;
@@ -33,7 +35,7 @@ protected:
 			ibv_free_device_list(list);
 		if (!ctx)
 			GTEST_SKIP() << "no rxe0";
-		ASSERT_GE(gid_index = find_ipv4_gid(), 0);
+		ASSERT_GE(gid_index = rk::find_ipv4_roce_v2_gid(ctx, &my_gid), 0);
 		ASSERT_TRUE(pd = ibv_alloc_pd(ctx));
 		ASSERT_TRUE(cq = ibv_create_cq(ctx, 16, nullptr, nullptr, 0));
 		a = create_qp();
@@ -65,27 +67,6 @@ protected:
 			ibv_close_device(ctx);
 	}
 
-	int find_ipv4_gid()
-	{
-		for (int i = 0; i < 16; i++) {
-			ibv_gid gid;
-			ibv_gid_entry e;
-
-			if (ibv_query_gid(ctx, 1, i, &gid))
-				continue;
-			if (ibv_query_gid_ex(ctx, 1, i, &e, 0) ||
-			    e.gid_type != IBV_GID_TYPE_ROCE_V2)
-				continue;
-			static const uint8_t v4[12] = {0, 0, 0, 0, 0, 0, 0, 0,
-						       0, 0, 0xff, 0xff};
-			if (!memcmp(gid.raw, v4, sizeof(v4))) {
-				my_gid = gid;
-				return i;
-			}
-		}
-		return -1;
-	}
-
 	ibv_qp *create_qp()
 	{
 		ibv_qp_init_attr init{};
@@ -103,45 +84,10 @@ protected:
 
 	int connect(ibv_qp *qp, uint32_t dest)
 	{
-		ibv_qp_attr at{};
-		int err;
+		rk::RcPath p{my_gid, gid_index, IBV_MTU_1024, 7, 1,
+			     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ};
 
-		at.qp_state = IBV_QPS_INIT;
-		at.port_num = 1;
-		at.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				     IBV_ACCESS_REMOTE_READ;
-		err = ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-		if (err)
-			return err;
-		at = {};
-		at.qp_state = IBV_QPS_RTR;
-		at.path_mtu = IBV_MTU_1024;
-		at.dest_qp_num = dest;
-		at.rq_psn = 7;
-		at.max_dest_rd_atomic = 1;
-		at.min_rnr_timer = 12;
-		at.ah_attr.is_global = 1;
-		at.ah_attr.grh.dgid = my_gid;
-		at.ah_attr.grh.sgid_index = gid_index;
-		at.ah_attr.grh.hop_limit = 64;
-		at.ah_attr.port_num = 1;
-		err = ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV |
-				    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER);
-		if (err)
-			return err;
-		at = {};
-		at.qp_state = IBV_QPS_RTS;
-		at.sq_psn = 7;
-		at.timeout = 14;
-		at.retry_cnt = 7;
-		at.rnr_retry = 7;
-		at.max_rd_atomic = 1;
-		return ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+		return rk::connect_rc(qp, dest, p);
 	}
 
 	// Posts an RDMA write a -> dst_mr and returns its completion status.
