@@ -49,6 +49,8 @@ struct ib_client_nl_info;
 struct rdma_restrack_root;
 struct netlink_callback;
 struct sk_buff;
+struct iw_cm_id;
+struct iw_cm_conn_param;
 
 union ib_gid {
 	u8 raw[16];
@@ -1522,6 +1524,19 @@ struct ib_device_ops {
 	int (*dealloc_mw)(struct ib_mw *mw);
 	int (*attach_mcast)(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 	int (*detach_mcast)(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+
+	/* iWARP connection management (iw_cm.h), iWARP drivers only. */
+	void (*iw_add_ref)(struct ib_qp *qp);
+	void (*iw_rem_ref)(struct ib_qp *qp);
+	struct ib_qp *(*iw_get_qp)(struct ib_device *device, int qpn);
+	int (*iw_connect)(struct iw_cm_id *cm_id,
+			  struct iw_cm_conn_param *conn_param);
+	int (*iw_accept)(struct iw_cm_id *cm_id,
+			 struct iw_cm_conn_param *conn_param);
+	int (*iw_reject)(struct iw_cm_id *cm_id, const void *pdata,
+			 u8 pdata_len);
+	int (*iw_create_listen)(struct iw_cm_id *cm_id, int backlog);
+	int (*iw_destroy_listen)(struct iw_cm_id *cm_id);
 
 	/* `rdma statistic`: hardware counters of a port. */
 	struct rdma_hw_stats *(*alloc_hw_port_stats)(struct ib_device *device,
