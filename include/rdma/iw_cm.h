@@ -55,6 +55,9 @@ struct iw_cm_id {
 	struct sockaddr_storage m_remote_addr;
 	void *provider_data;			/* the driver's endpoint */
 	iw_event_handler event_handler;
+	/* The driver holds the id with these while it may raise events. */
+	void (*add_ref)(struct iw_cm_id *id);
+	void (*rem_ref)(struct iw_cm_id *id);
 	u8 tos;
 	bool tos_set:1;
 	bool mapped:1;
