@@ -236,6 +236,9 @@ struct siw_mem *siw_mem_get(struct siw_device *sdev, u32 stag);
 void siw_mem_put(struct siw_mem *mem);
 int siw_mem_check(struct siw_mem *mem, struct ib_pd *pd, int perms,
 		  u64 addr, u32 len);
+void *siw_mem_kmap(struct siw_mem *mem, u64 addr, u32 *chunk,
+		   struct page **page);
+void siw_mem_kunmap(void *p, struct page *page, bool written);
 int siw_mem_copy(struct siw_mem *mem, u64 addr, void *buf, u32 len,
 		 bool to_mem);
 int siw_mem_invalidate(struct siw_device *sdev, struct ib_pd *pd, u32 stag);

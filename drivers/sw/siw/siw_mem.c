@@ -70,8 +70,8 @@ int siw_mem_check(struct siw_mem *mem, struct ib_pd *pd, int perms,
 }
 
 /* Kernel address of addr inside mem, and how many bytes follow it there. */
-static void *siw_mem_map(struct siw_mem *mem, u64 addr, u32 *chunk,
-			 struct page **page)
+void *siw_mem_kmap(struct siw_mem *mem, u64 addr, u32 *chunk,
+		   struct page **page)
 {
 	u64 off;
 
@@ -103,6 +103,15 @@ static void *siw_mem_map(struct siw_mem *mem, u64 addr, u32 *chunk,
 	return NULL;
 }
 
+void siw_mem_kunmap(void *p, struct page *page, bool written)
+{
+	if (!page)
+		return;
+	if (written)
+		flush_dcache_page(page);
+	kunmap_local(p);
+}
+
 /* Copies len bytes between buf and mem at addr; bounds already checked. */
 int siw_mem_copy(struct siw_mem *mem, u64 addr, void *buf, u32 len,
 		 bool to_mem)
@@ -112,7 +121,7 @@ int siw_mem_copy(struct siw_mem *mem, u64 addr, void *buf, u32 len,
 		u32 chunk;
 		void *p;
 
-		p = siw_mem_map(mem, addr, &chunk, &page);
+		p = siw_mem_kmap(mem, addr, &chunk, &page);
 		if (!p)
 			return -EFAULT;
 		chunk = min(chunk, len);
@@ -120,11 +129,7 @@ int siw_mem_copy(struct siw_mem *mem, u64 addr, void *buf, u32 len,
 			memcpy(p, buf, chunk);
 		else
 			memcpy(buf, p, chunk);
-		if (page) {
-			if (to_mem)
-				flush_dcache_page(page);
-			kunmap_local(p);
-		}
+		siw_mem_kunmap(p, page, to_mem);
 		addr += chunk;
 		buf += chunk;
 		len -= chunk;

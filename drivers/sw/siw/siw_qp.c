@@ -120,6 +120,7 @@ int siw_qp_connect(struct siw_qp *qp, const struct siw_conn_params *p)
 	qp->tx.buf_len = qp->tx.buf_sent = 0;
 	qp->rx.state = SIW_RX_HDR;
 	qp->rx.hdr_have = 0;
+	qp->rx.hdr_len = 0;
 	for (i = 0; i < RDMAP_UNTAGGED_QN_COUNT; i++)
 		qp->rx.msn[i] = 1;
 	qp->term.valid = false;
