@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rdma_cm: IP-addressed RDMA connection management over ib_cm (RoCE).
+ * rdma_cm: IP-addressed RDMA connection management over ib_cm (RoCE), and
+ * over iw_cm on iWARP devices (cma_iw.c).
  *
  * An id binds to an IP address and port of a port space, resolves the
  * peer's address (addr.c) and a route (a path record built locally from
@@ -130,7 +131,7 @@ EXPORT_SYMBOL(rdma_consumer_reject_data);
 
 struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *id)
 {
-	return NULL;
+	return container_of(id, struct rdma_id_private, id)->cm_id_iw;
 }
 EXPORT_SYMBOL(rdma_iw_cm_id);
 
@@ -142,12 +143,12 @@ EXPORT_SYMBOL(rdma_res_to_id);
 
 /* ------------------------------------------------------------ helpers */
 
-static struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv)
+struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv)
 {
 	return (struct sockaddr *)&id_priv->id.route.addr.src_addr;
 }
 
-static struct sockaddr *cma_dst_addr(struct rdma_id_private *id_priv)
+struct sockaddr *cma_dst_addr(struct rdma_id_private *id_priv)
 {
 	return (struct sockaddr *)&id_priv->id.route.addr.dst_addr;
 }
@@ -201,8 +202,8 @@ static bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
 			       &((struct sockaddr_in6 *)b)->sin6_addr);
 }
 
-static bool cma_comp_exch(struct rdma_id_private *id_priv,
-			  enum rdma_cm_state comp, enum rdma_cm_state exch)
+bool cma_comp_exch(struct rdma_id_private *id_priv,
+		   enum rdma_cm_state comp, enum rdma_cm_state exch)
 {
 	unsigned long flags;
 	bool ret;
@@ -220,7 +221,7 @@ static void cma_id_get(struct rdma_id_private *id_priv)
 	refcount_inc(&id_priv->refcount);
 }
 
-static void cma_id_put(struct rdma_id_private *id_priv)
+void cma_id_put(struct rdma_id_private *id_priv)
 {
 	if (refcount_dec_and_test(&id_priv->refcount))
 		complete(&id_priv->comp);
@@ -269,6 +270,14 @@ void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 			memset(sgid, 0, sizeof(*sgid));
 		if (dgid)
 			memset(dgid, 0, sizeof(*dgid));
+		return;
+	}
+	/* iWARP GIDs are MAC based, from the resolved L2 addresses. */
+	if (rdma_protocol_iwarp(cm_id->device, cm_id->port_num)) {
+		if (sgid)
+			rdma_addr_get_sgid(&addr->dev_addr, sgid);
+		if (dgid)
+			rdma_addr_get_dgid(&addr->dev_addr, dgid);
 		return;
 	}
 	if (sgid)
@@ -335,7 +344,8 @@ static enum ib_gid_type cma_port_gid_type(struct cma_device *cma_dev,
 
 /*
  * Attach the id to the RDMA device whose port has a GID for the id's
- * source IP on the netdev dev_addr->bound_dev_if. Called with lock held.
+ * source IP on the netdev dev_addr->bound_dev_if (RoCE), or whose iWARP
+ * port is bound to that netdev. Called with lock held.
  */
 static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 {
@@ -355,6 +365,13 @@ static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 
 	list_for_each_entry(cma_dev, &dev_list, list) {
 		rdma_for_each_port(cma_dev->device, port) {
+			if (rdma_protocol_iwarp(cma_dev->device, port) &&
+			    cma_iw_port_on_ndev(cma_dev->device, port, ndev)) {
+				id_priv->id.port_num = port;
+				cma_attach_to_dev(id_priv, cma_dev);
+				dev_put(ndev);
+				return 0;
+			}
 			if (!rdma_protocol_roce(cma_dev->device, port))
 				continue;
 			sgid_attr = rdma_find_gid_by_port(cma_dev->device, &gid,
@@ -378,7 +395,7 @@ static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 
 /* ------------------------------------------------------------ id life */
 
-static struct rdma_id_private *
+struct rdma_id_private *
 __rdma_create_id(struct net *net, rdma_cm_event_handler event_handler,
 		 void *context, enum rdma_ucm_port_space ps,
 		 enum ib_qp_type qp_type)
@@ -459,20 +476,28 @@ static void cma_release_port(struct rdma_id_private *id_priv)
 	mutex_unlock(&lock);
 }
 
-static void cma_cancel_listens(struct rdma_id_private *id_priv)
+static void cma_destroy_listen_ents(struct list_head *ents)
 {
 	struct cma_listen_ent *ent, *tmp;
+
+	list_for_each_entry_safe(ent, tmp, ents, list) {
+		if (ent->iw_id)
+			iw_destroy_cm_id(ent->iw_id);
+		else
+			ib_destroy_cm_id(ent->cm_id);
+		kfree(ent);
+	}
+}
+
+static void cma_cancel_listens(struct rdma_id_private *id_priv)
+{
 	LIST_HEAD(ents);
 
 	mutex_lock(&lock);
 	list_del_init(&id_priv->listen_any_item);
 	list_splice_init(&id_priv->listen_ents, &ents);
 	mutex_unlock(&lock);
-
-	list_for_each_entry_safe(ent, tmp, &ents, list) {
-		ib_destroy_cm_id(ent->cm_id);
-		kfree(ent);
-	}
+	cma_destroy_listen_ents(&ents);
 }
 
 static void cma_cancel_operation(struct rdma_id_private *id_priv,
@@ -505,6 +530,10 @@ static void _destroy_id(struct rdma_id_private *id_priv,
 		ib_destroy_cm_id(id_priv->cm_id_ib);
 		id_priv->cm_id_ib = NULL;
 	}
+	if (id_priv->cm_id_iw) {
+		iw_destroy_cm_id(id_priv->cm_id_iw);
+		id_priv->cm_id_iw = NULL;
+	}
 	cma_release_port(id_priv);
 	cma_id_put(id_priv);
 	wait_for_completion(&id_priv->comp);
@@ -520,7 +549,7 @@ static void _destroy_id(struct rdma_id_private *id_priv,
  * Destroy from a context holding handler_mutex (after the user handler
  * asked for it): mark it DESTROYING first so no further event reaches it.
  */
-static void destroy_id_handler_unlock(struct rdma_id_private *id_priv)
+void destroy_id_handler_unlock(struct rdma_id_private *id_priv)
 {
 	enum rdma_cm_state state;
 	unsigned long flags;
@@ -714,8 +743,8 @@ static int cma_bind_for_resolve(struct rdma_id_private *id_priv,
 /* ------------------------------------------------------------ events */
 
 /* Deliver @event with handler_mutex held; destroy the id on request. */
-static int cma_cm_event_handler(struct rdma_id_private *id_priv,
-				struct rdma_cm_event *event)
+int cma_cm_event_handler(struct rdma_id_private *id_priv,
+			 struct rdma_cm_event *event)
 {
 	lockdep_assert_held(&id_priv->handler_mutex);
 	return id_priv->id.event_handler(&id_priv->id, event);
@@ -805,7 +834,7 @@ EXPORT_SYMBOL(rdma_resolve_addr);
 
 /* ------------------------------------------------------------ route */
 
-static u8 cma_tos(struct rdma_id_private *id_priv)
+u8 cma_tos(struct rdma_id_private *id_priv)
 {
 	if (id_priv->tos_set || !id_priv->cma_dev)
 		return id_priv->tos;
@@ -914,14 +943,19 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	struct rdma_id_private *id_priv =
 		container_of(id, struct rdma_id_private, id);
 
-	if (!id->device || !rdma_protocol_roce(id->device, id->port_num))
+	bool iwarp = id->device &&
+		     rdma_protocol_iwarp(id->device, id->port_num);
+
+	if (!iwarp && (!id->device ||
+		       !rdma_protocol_roce(id->device, id->port_num)))
 		return -ENOSYS;
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY))
 		return -EINVAL;
 
 	id_priv->timeout_ms = timeout_ms;
 	cma_id_get(id_priv);
-	INIT_WORK(&id_priv->route_work, cma_route_work);
+	INIT_WORK(&id_priv->route_work,
+		  iwarp ? cma_iw_route_work : cma_route_work);
 	queue_work(cma_wq, &id_priv->route_work);
 	return 0;
 }
@@ -1069,6 +1103,8 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 
 	if (!id->device)
 		return -EINVAL;
+	if (rdma_cap_iw_cm(id->device, id->port_num))
+		return cma_iw_init_qp_attr(id_priv, qp_attr, qp_attr_mask);
 	if (!id_priv->cm_id_ib || id->qp_type == IB_QPT_UD) {
 		if (qp_attr->qp_state != IB_QPS_INIT)
 			return -EINVAL;
@@ -1177,8 +1213,8 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 }
 EXPORT_SYMBOL(rdma_destroy_qp);
 
-static int cma_modify_qp_rtr(struct rdma_id_private *id_priv,
-			     struct rdma_conn_param *conn_param)
+int cma_modify_qp_rtr(struct rdma_id_private *id_priv,
+		      struct rdma_conn_param *conn_param)
 {
 	struct ib_qp_attr qp_attr = {};
 	int mask, ret = 0;
@@ -1523,6 +1559,23 @@ static int cma_check_req_hdr(const struct cma_hdr *hdr)
 	return ver;
 }
 
+/* Attach a new connection's id to the device the request came in on. */
+int cma_attach_to_device(struct rdma_id_private *id_priv,
+			 struct ib_device *device)
+{
+	struct cma_device *cma_dev;
+
+	mutex_lock(&lock);
+	cma_dev = ib_get_client_data(device, &cma_client);
+	/* Off dev_list: the device is going away, take no new ids. */
+	if (cma_dev && list_empty(&cma_dev->list))
+		cma_dev = NULL;
+	if (cma_dev)
+		cma_attach_to_dev(id_priv, cma_dev);
+	mutex_unlock(&lock);
+	return cma_dev ? 0 : -ENODEV;
+}
+
 /* Fill the new id's addressing and device from the request. */
 static int cma_setup_conn_id(struct rdma_id_private *conn_id,
 			     struct rdma_id_private *listen_id,
@@ -1532,7 +1585,6 @@ static int cma_setup_conn_id(struct rdma_id_private *conn_id,
 			     struct sa_path_rec *path)
 {
 	struct rdma_dev_addr *dev_addr = &conn_id->id.route.addr.dev_addr;
-	struct cma_device *cma_dev;
 	struct net_device *ndev;
 	int scope = 0;
 
@@ -1567,16 +1619,7 @@ static int cma_setup_conn_id(struct rdma_id_private *conn_id,
 	dev_addr->sgid_attr = sgid_attr;
 	conn_id->gid_type = sgid_attr->gid_type;
 	conn_id->id.port_num = port;
-
-	mutex_lock(&lock);
-	cma_dev = ib_get_client_data(cm_id->device, &cma_client);
-	/* Off dev_list: the device is going away, take no new ids. */
-	if (cma_dev && list_empty(&cma_dev->list))
-		cma_dev = NULL;
-	if (cma_dev)
-		cma_attach_to_dev(conn_id, cma_dev);
-	mutex_unlock(&lock);
-	return cma_dev ? 0 : -ENODEV;
+	return cma_attach_to_device(conn_id, cm_id->device);
 }
 
 static int cma_ib_req_handler(struct ib_cm_id *cm_id,
@@ -1718,19 +1761,27 @@ static int cma_listen_on_dev(struct rdma_id_private *id_priv,
 {
 	struct cma_listen_ent *ent;
 	struct ib_cm_id *cm_id;
+	int ret;
 
 	ent = kzalloc(sizeof(*ent), GFP_KERNEL);
 	if (!ent)
 		return -ENOMEM;
-	cm_id = ib_cm_insert_listen(device, cma_ib_req_handler,
-				    rdma_get_service_id(&id_priv->id,
-							cma_src_addr(id_priv)));
-	if (IS_ERR(cm_id)) {
-		kfree(ent);
-		return PTR_ERR(cm_id);
-	}
 	ent->device = device;
-	ent->cm_id = cm_id;
+	if (cma_iw_device(device)) {
+		ret = cma_iw_listen(id_priv, ent);
+	} else {
+		cm_id = ib_cm_insert_listen(device, cma_ib_req_handler,
+					    rdma_get_service_id(&id_priv->id,
+							cma_src_addr(id_priv)));
+		ret = PTR_ERR_OR_ZERO(cm_id);
+		if (!ret)
+			ent->cm_id = cm_id;
+	}
+	/* No listen: an error, or an iWARP device for a UD id. */
+	if (ret || (!ent->cm_id && !ent->iw_id)) {
+		kfree(ent);
+		return ret;
+	}
 	list_add_tail(&ent->list, &id_priv->listen_ents);
 	return 0;
 }
@@ -1941,6 +1992,10 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		id_priv->srq = conn_param->srq;
 	}
 
+	if (id->device && rdma_cap_iw_cm(id->device, id->port_num)) {
+		ret = cma_iw_connect(id_priv, conn_param);
+		goto out;
+	}
 	if (!id->device || !rdma_cap_ib_cm(id->device, id->port_num)) {
 		ret = -ENOSYS;
 		goto err;
@@ -1956,6 +2011,7 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		}
 		ret = cma_connect_ib(id_priv, conn_param);
 	}
+out:
 	if (ret)
 		goto err;
 	return 0;
@@ -2046,7 +2102,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	lockdep_assert_held(&id_priv->handler_mutex);
 	if (READ_ONCE(id_priv->state) != RDMA_CM_CONNECT)
 		return -EINVAL;
-	if (!id_priv->cm_id_ib)
+	if (!id_priv->cm_id_ib && !id_priv->cm_id_iw)
 		return -EINVAL;
 
 	if (!id->qp && conn_param) {
@@ -2054,7 +2110,9 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		id_priv->srq = conn_param->srq;
 	}
 
-	if (id->qp_type == IB_QPT_UD) {
+	if (id_priv->cm_id_iw) {
+		ret = cma_iw_accept(id_priv, conn_param);
+	} else if (id->qp_type == IB_QPT_UD) {
 		if (conn_param)
 			ret = cma_send_sidr_rep(id_priv, IB_SIDR_SUCCESS,
 						conn_param->qkey,
@@ -2108,6 +2166,9 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	struct rdma_id_private *id_priv =
 		container_of(id, struct rdma_id_private, id);
 
+	if (id_priv->cm_id_iw)
+		return iw_cm_reject(id_priv->cm_id_iw, private_data,
+				    private_data_len);
 	if (!id_priv->cm_id_ib)
 		return -EINVAL;
 	if (id->qp_type == IB_QPT_UD)
@@ -2126,6 +2187,9 @@ int rdma_disconnect(struct rdma_cm_id *id)
 		container_of(id, struct rdma_id_private, id);
 	int ret;
 
+	/* iWARP: iw_cm moves the QP to SQD, which starts the close. */
+	if (id_priv->cm_id_iw)
+		return iw_cm_disconnect(id_priv->cm_id_iw, 0);
 	if (!id_priv->cm_id_ib)
 		return -EINVAL;
 	ret = cma_modify_qp_err(id_priv);
@@ -2162,7 +2226,7 @@ static int cma_add_one(struct ib_device *device)
 	int i;
 
 	rdma_for_each_port(device, port)
-		any |= rdma_cap_ib_cm(device, port);
+		any |= rdma_cap_ib_cm(device, port) || rdma_cap_iw_cm(device, port);
 	if (!any)
 		return -EOPNOTSUPP;
 
@@ -2211,6 +2275,7 @@ static void cma_send_device_removal_put(struct rdma_id_private *id_priv)
 {
 	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
 	struct ib_cm_id *cm_id;
+	struct iw_cm_id *iw_id;
 	enum rdma_cm_state state;
 	unsigned long flags;
 
@@ -2235,11 +2300,15 @@ static void cma_send_device_removal_put(struct rdma_id_private *id_priv)
 	}
 	cm_id = id_priv->cm_id_ib;
 	id_priv->cm_id_ib = NULL;
+	iw_id = id_priv->cm_id_iw;
+	id_priv->cm_id_iw = NULL;
 	mutex_unlock(&id_priv->handler_mutex);
 
 	/* The id lives on without a device: release it now. */
 	if (cm_id)
 		ib_destroy_cm_id(cm_id);
+	if (iw_id)
+		iw_destroy_cm_id(iw_id);
 	cma_release_dev(id_priv);
 	cma_id_put(id_priv);
 }
@@ -2263,10 +2332,7 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 				list_move_tail(&ent->list, &ents);
 	}
 	mutex_unlock(&lock);
-	list_for_each_entry_safe(ent, tmp, &ents, list) {
-		ib_destroy_cm_id(ent->cm_id);
-		kfree(ent);
-	}
+	cma_destroy_listen_ents(&ents);
 
 	mutex_lock(&lock);
 	while (!list_empty(&cma_dev->id_list)) {

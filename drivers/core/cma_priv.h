@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * rdma_cm internals shared by cma.c (and, later, its configfs part).
+ * rdma_cm internals shared by cma.c and cma_iw.c (the iWARP half).
  */
 #ifndef RDMA_KMOD_CMA_PRIV_H
 #define RDMA_KMOD_CMA_PRIV_H
@@ -11,6 +11,7 @@
 #include <linux/completion.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 enum rdma_cm_state {
 	RDMA_CM_IDLE,
@@ -44,11 +45,12 @@ struct cma_device {
 	u8 *default_roce_tos;
 };
 
-/* One ib_cm listen a wildcard listener holds on one device. */
+/* One listen a listener holds on one device: ib_cm or iw_cm. */
 struct cma_listen_ent {
 	struct list_head list;
 	struct ib_device *device;
 	struct ib_cm_id *cm_id;
+	struct iw_cm_id *iw_id;
 };
 
 struct rdma_id_private {
@@ -72,6 +74,7 @@ struct rdma_id_private {
 	int backlog;
 	int timeout_ms;
 	struct ib_cm_id *cm_id_ib;
+	struct iw_cm_id *cm_id_iw;
 	struct work_struct route_work;
 
 	u32 seq_num;
@@ -90,5 +93,42 @@ struct rdma_id_private {
 	struct rdma_restrack_entry res;
 	struct rdma_ucm_ece ece;
 };
+
+/* cma.c helpers the iWARP half uses. */
+struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv);
+struct sockaddr *cma_dst_addr(struct rdma_id_private *id_priv);
+bool cma_comp_exch(struct rdma_id_private *id_priv,
+		   enum rdma_cm_state comp, enum rdma_cm_state exch);
+void cma_id_put(struct rdma_id_private *id_priv);
+u8 cma_tos(struct rdma_id_private *id_priv);
+int cma_attach_to_device(struct rdma_id_private *id_priv,
+			 struct ib_device *device);
+struct rdma_id_private *
+__rdma_create_id(struct net *net, rdma_cm_event_handler event_handler,
+		 void *context, enum rdma_ucm_port_space ps,
+		 enum ib_qp_type qp_type);
+void destroy_id_handler_unlock(struct rdma_id_private *id_priv);
+int cma_cm_event_handler(struct rdma_id_private *id_priv,
+			 struct rdma_cm_event *event);
+int cma_modify_qp_rtr(struct rdma_id_private *id_priv,
+		      struct rdma_conn_param *conn_param);
+
+/* cma_iw.c: ids on iWARP devices connect through iw_cm. */
+static inline bool cma_iw_device(struct ib_device *device)
+{
+	return rdma_cap_iw_cm(device, rdma_start_port(device));
+}
+
+bool cma_iw_port_on_ndev(struct ib_device *device, u32 port,
+			 struct net_device *ndev);
+void cma_iw_route_work(struct work_struct *work);
+int cma_iw_init_qp_attr(struct rdma_id_private *id_priv,
+			struct ib_qp_attr *qp_attr, int *qp_attr_mask);
+int cma_iw_listen(struct rdma_id_private *id_priv,
+		  struct cma_listen_ent *ent);
+int cma_iw_connect(struct rdma_id_private *id_priv,
+		   struct rdma_conn_param *conn_param);
+int cma_iw_accept(struct rdma_id_private *id_priv,
+		  struct rdma_conn_param *conn_param);
 
 #endif /* RDMA_KMOD_CMA_PRIV_H */

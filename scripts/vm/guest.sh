@@ -34,9 +34,9 @@ finish() {
 	busybox poweroff -f
 }
 
-# Our modules go to updates/ of an overlay over the stock module tree, and
-# the in-tree RDMA modules we do not provide are blocked with a clear message.
-install_ours() {
+# The run's modules go to updates/ of an overlay over the stock module tree:
+# ours, or on the stock stack the reference modules it lacks (upstream siw).
+install_modules() {
 	mods=/lib/modules/$KVER
 	mkdir -p /run/mods/upper /run/mods/work
 	mount -t overlay overlay -o lowerdir=$mods,upperdir=/run/mods/upper,workdir=/run/mods/work $mods ||
@@ -45,6 +45,12 @@ install_ours() {
 	cp $RDMA_KMOD_MODULES/*.ko $mods/updates/ || return 1
 	# modules.dep and friends were made on the host (run.sh).
 	cp $RDMA_KMOD_MODULES.dep/modules.* $mods/ || return 1
+}
+
+# Ours, and the in-tree RDMA modules we do not provide blocked with a clear
+# message.
+install_ours() {
+	install_modules || return 1
 	mkdir -p /run/modprobe.d
 	cp -a /etc/modprobe.d/. /run/modprobe.d/ 2>/dev/null
 	mount --bind /run/modprobe.d /etc/modprobe.d
@@ -95,6 +101,8 @@ UNLOAD_ORDER="rdma_ucm ib_ipoib ib_iser ib_srpt rpcrdma xprtrdma svcrdma ib_umad
 
 if [ "$RDMA_KMOD_STACK" = ours ]; then
 	install_ours || { log "module install failed"; finish 1; }
+elif ls $RDMA_KMOD_MODULES/*.ko >/dev/null 2>&1; then
+	install_modules || { log "reference module install failed"; finish 1; }
 fi
 
 if [ -n "$RDMA_KMOD_SHELL" ]; then

@@ -46,16 +46,26 @@ initrd=$vmdir/initrd-$KVER.gz
 "$top/scripts/vm/mkinitrd.sh" "$KVER" "$initrd" || exit 2
 [ -n "$log" ] || log=$vmdir/logs/$(date +%Y%m%d-%H%M%S)-$$.log
 
-# Our modules: every .ko built in the tree, gathered flat for the guest.
+# The modules a VM gets in updates/: for our stack every .ko built in the
+# tree; for the stock stack the test-only reference modules the stock kernel
+# lacks (upstream siw, scripts/peer/upstream-siw.sh), when they build.
 gather_modules() {
-	local dir=$1
+	local dir=$1 vstack=$2
 	mkdir -p "$dir"
-	if [ -n "$modules_dir" ]; then
+	if [ "$vstack" = stock ]; then
+		local ko
+		ko=$("$top/scripts/peer/upstream-siw.sh" --kver "$KVER") ||
+			{ echo "run.sh: no upstream siw for the stock stack" >&2; return 0; }
+		cp "$ko" "$dir/"
+	elif [ -n "$modules_dir" ]; then
 		find "$modules_dir" -name '*.ko' -exec cp {} "$dir/" \;
 	else
 		find "$top/drivers" "$top/ulp" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
 	fi
-	[ -n "$(ls "$dir")" ] || { echo "run.sh: no modules built (run make)" >&2; return 1; }
+	if [ -z "$(ls "$dir")" ]; then
+		[ "$vstack" = stock ] && return 0
+		echo "run.sh: no modules built (run make)" >&2; return 1
+	fi
 	# depmod over 9p in the guest takes minutes; on the host, seconds.
 	local root=$dir.root mods=$dir.root/lib/modules/$KVER
 	mkdir -p "$mods/updates" "$dir.dep"
@@ -97,7 +107,7 @@ base_port=$(( 20000 + ($$ % 2000) * 4 ))
 start_vm() { # side(1|2) stack role ip ip6 peer_ip
 	local side=$1 vstack=$2 role=$3 out=$run_dir/vm$1
 	mkdir -p "$out"
-	if [ "$vstack" = ours ]; then gather_modules "$out/modules" || return 1; fi
+	gather_modules "$out/modules" "$vstack" || return 1
 	cat > "$out/run.env" <<ENV
 KVER=$KVER
 RDMA_KMOD_SRC=$top

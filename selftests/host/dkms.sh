@@ -25,7 +25,7 @@ dkms install "${opts[@]}" "rdma-kmod/$ver" -k "$KVER" --force
 dkms status "${opts[@]}"
 mods=$(find "$work/install" -name '*.ko*' | sort)
 echo "installed by dkms:"; echo "$mods"
-for m in ib_core ib_uverbs ib_cm rdma_cm rdma_ucm rdma_rxe; do
+for m in ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe; do
 	echo "$mods" | grep -q "/updates/.*$m.ko" || { echo "FAIL: dkms did not install $m into updates/"; exit 1; }
 done
 moddir=$(dirname "$(echo "$mods" | head -n 1)")
