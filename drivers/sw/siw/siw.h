@@ -47,7 +47,7 @@
 #define SIW_MAX_MR		(SIW_MAX_QP * 10)
 #define SIW_MAX_PD		SIW_MAX_QP
 #define SIW_MAX_SRQ		SIW_MAX_QP
-#define SIW_MAX_SRQ_WR		(SIW_MAX_QP_WR * 64)
+#define SIW_MAX_SRQ_WR		(SIW_MAX_QP_WR * 10)
 #define SIW_MAX_CONTEXT		SIW_MAX_PD
 #define SIW_MAX_FAST_REG_PAGES	256
 #define SIW_MAX_MR_SIZE		(~0ULL)
@@ -62,9 +62,6 @@ extern bool siw_mpa_crc_strict;
 extern bool siw_tcp_nagle;
 extern bool siw_peer_to_peer;
 extern u8 siw_mpa_version;
-extern bool siw_zcopy_tx;
-extern bool siw_try_gso;
-extern bool siw_loopback;
 
 extern struct workqueue_struct *siw_wq;		/* QP tx/rx work */
 extern struct workqueue_struct *siw_cm_wq;	/* connection setup */

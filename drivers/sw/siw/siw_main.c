@@ -14,7 +14,11 @@ MODULE_AUTHOR("rdma-kmod developers");
 MODULE_DESCRIPTION("Software iWARP Driver");
 MODULE_LICENSE("Dual BSD/GPL");
 
-/* Upstream's parameter names and defaults. */
+/*
+ * Connection setup knobs. Upstream 6.1 keeps these as built-in defaults
+ * (its modinfo lists no parameters); we expose them under upstream's
+ * variable names, with the same defaults, so tests can turn CRC on.
+ */
 bool siw_mpa_crc_required;
 module_param_named(mpa_crc_required, siw_mpa_crc_required, bool, 0644);
 MODULE_PARM_DESC(mpa_crc_required, "MPA CRC required");
@@ -35,18 +39,6 @@ u8 siw_mpa_version = MPA_REVISION_2;
 module_param_named(mpa_version, siw_mpa_version, byte, 0644);
 MODULE_PARM_DESC(mpa_version,
 		 "MPA version to be used in connection setup (1 or 2)");
-
-bool siw_zcopy_tx;
-module_param_named(zcopy_tx, siw_zcopy_tx, bool, 0644);
-MODULE_PARM_DESC(zcopy_tx, "Zero copy user data transmit if possible");
-
-bool siw_try_gso;
-module_param_named(try_gso, siw_try_gso, bool, 0644);
-MODULE_PARM_DESC(try_gso, "Try usage of GSO");
-
-bool siw_loopback = true;
-module_param_named(loopback_enabled, siw_loopback, bool, 0644);
-MODULE_PARM_DESC(loopback_enabled, "enable_loopback");
 
 struct workqueue_struct *siw_wq;
 struct workqueue_struct *siw_cm_wq;

@@ -40,7 +40,7 @@ static int siw_query_port(struct ib_device *base, u32 port,
 	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
 	attr->max_msg_sz = -1;
 	attr->pkey_tbl_len = 0;
-	attr->max_vl_num = 1;
+	attr->max_vl_num = 0;
 	return 0;
 }
 
