@@ -80,3 +80,30 @@ ipv4_gid_index() {
 	done
 	return 1
 }
+
+# siw0 on eth0 from a freshly loaded siw (its per-load device counter is
+# what ibv_devinfo shows as vendor_part_id); arguments are siw module
+# parameters. Also the verbs and rdma_cm user interfaces.
+siw_up() {
+	modprobe -r siw 2>/dev/null
+	modprobe siw "$@" || return 1
+	modprobe ib_uverbs || return 1
+	modprobe rdma_ucm || return 1
+	rdma link add siw0 type siw netdev eth0
+}
+
+# peer_barrier: in two-VM tests, returns once the other VM has reached its
+# peer_barrier too (so the next step starts only after both finished the
+# last one). vm1 listens on TCP 7600, the peer knocks; 10 minutes at most.
+peer_barrier() {
+	if [ "$RDMA_KMOD_ROLE" = client ]; then
+		timeout 600 busybox nc -l -p 7600 -e true </dev/null >/dev/null 2>&1
+		return
+	fi
+	for _ in $(seq 1200); do
+		busybox nc -w 2 "$RDMA_KMOD_PEER_IP" 7600 </dev/null >/dev/null 2>&1 &&
+			return 0
+		sleep 0.5
+	done
+	return 1
+}
