@@ -250,6 +250,14 @@ void ib_set_device_ops(struct ib_device *dev, const struct ib_device_ops *ops)
 	SET_OP(dealloc_mw);
 	SET_OP(attach_mcast);
 	SET_OP(detach_mcast);
+	SET_OP(iw_add_ref);
+	SET_OP(iw_rem_ref);
+	SET_OP(iw_get_qp);
+	SET_OP(iw_connect);
+	SET_OP(iw_accept);
+	SET_OP(iw_reject);
+	SET_OP(iw_create_listen);
+	SET_OP(iw_destroy_listen);
 	SET_OP(alloc_hw_port_stats);
 	SET_OP(get_hw_stats);
 	SET_OP(size_ib_ah);

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw transmit: one work item per QP turns SQ work requests, answers to
+ * inbound Read Requests and Terminates into FPDUs (RFC 5044 framing:
+ * length, DDP/RDMAP header, payload, pad, CRC field) and hands them to
+ * TCP without blocking. A full socket leaves the rest in the QP's buffer
+ * until write_space kicks the work again. Payload is copied into the
+ * buffer, so a Send or Write completes as soon as TCP has taken it all.
+ */
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include "siw.h"
+
+#define SIW_TX_BUF_SIZE		(32 * 1024)
+/* Largest payload of one FPDU; smaller when the TCP MSS is. */
+#define SIW_MAX_FPDU_PAYLOAD	(16 * 1024)
+/* Work requests handled per run before yielding the worker. */
+#define SIW_TX_BUDGET		64
+
+int siw_tx_init(struct siw_qp *qp)
+{
+	if (!qp->tx.buf) {
+		qp->tx.buf = kvmalloc(SIW_TX_BUF_SIZE, GFP_KERNEL);
+		if (!qp->tx.buf)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void siw_tx_ctx_release(struct siw_qp *qp)
+{
+	siw_wqe_put_mem(&qp->tx.wqe);
+	siw_mem_put(qp->tx.rresp_mem);
+	qp->tx.rresp_mem = NULL;
+	qp->tx.kind = SIW_TX_NONE;
+	kvfree(qp->tx.buf);
+	qp->tx.buf = NULL;
+}
+
+static u16 siw_ctrl(u8 opcode, bool tagged, bool last)
+{
+	u16 c = iwarp_ctrl_version_bits() | opcode;
+
+	if (tagged)
+		c |= DDP_FLAG_TAGGED;
+	if (last)
+		c |= DDP_FLAG_LAST;
+	return c;
+}
+
+/* Payload bytes one FPDU with a hdr_len header may carry on this socket. */
+static u32 siw_fpdu_payload_max(struct socket *sock, u32 hdr_len)
+{
+	u32 mss = tcp_sk(sock->sk)->mss_cache;
+	u32 room;
+
+	if (mss < 256)
+		mss = 256;
+	room = min_t(u32, mss, SIW_MAX_FPDU_PAYLOAD + hdr_len + 8);
+	/* header, up to 3 pad bytes and the CRC field around the payload */
+	room -= hdr_len + 3 + MPA_CRC_SIZE;
+	return room & ~3U;
+}
+
+/*
+ * Appends an FPDU to the buffer: hdr (hdr_len bytes, mpa_len still to be
+ * filled in), payload_len bytes copied by the caller right behind it
+ * (already there when this runs), pad and CRC. Returns the bytes used.
+ */
+static u32 siw_fpdu_finish(struct siw_qp *qp, u8 *fpdu, u32 hdr_len,
+			   u32 payload_len)
+{
+	struct iwarp_ctrl *c = (struct iwarp_ctrl *)fpdu;
+	u32 ulpdu = hdr_len - MPA_HDR_SIZE + payload_len;
+	u32 len = hdr_len + payload_len;
+	u32 pad = (4 - (len & 3)) & 3;
+	__le32 crc = 0;
+
+	c->mpa_len = cpu_to_be16(ulpdu);
+	memset(fpdu + len, 0, pad);
+	len += pad;
+	if (qp->mpa_crc)
+		crc = siw_crc_final(crc32c(~0U, fpdu, len));
+	memcpy(fpdu + len, &crc, MPA_CRC_SIZE);
+	siw_count(qp->sdev, SIW_CNT_TX_FPDUS);
+	return len + MPA_CRC_SIZE;
+}
+
+/* Copies len bytes at message offset off out of the WQE's SGEs. */
+static int siw_wqe_gather(struct siw_wqe *wqe, u32 off, u8 *dst, u32 len)
+{
+	struct siw_sqe *sqe = &wqe->sqe;
+	int i, err;
+
+	if (sqe->flags & SIW_WQE_INLINE) {
+		memcpy(dst, (u8 *)&sqe->sge[1] + off, len);
+		return 0;
+	}
+	for (i = 0; i < sqe->num_sge && len; i++) {
+		struct siw_sge *sge = &sqe->sge[i];
+		u32 n;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		err = siw_mem_copy(wqe->mem[i], sge->laddr + off, dst, n,
+				   false);
+		if (err)
+			return err;
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/* ---- starting work requests ---- */
+
+static bool siw_user_opcode_ok(u8 op)
+{
+	return op == SIW_OP_WRITE || op == SIW_OP_READ ||
+	       op == SIW_OP_SEND || op == SIW_OP_SEND_REMOTE_INV;
+}
+
+/* Resolves the SGEs of a Send/Write; 0 or the completion status. */
+static int siw_wqe_resolve(struct siw_qp *qp, struct siw_wqe *wqe)
+{
+	struct siw_sqe *sqe = &wqe->sqe;
+	u64 total = 0;
+	int i;
+
+	wqe->bytes = 0;
+	wqe->processed = 0;
+	if (sqe->flags & SIW_WQE_INLINE) {
+		if (sqe->sge[0].length > SIW_MAX_INLINE)
+			return SIW_WC_LOC_LEN_ERR;
+		wqe->bytes = sqe->sge[0].length;
+		return 0;
+	}
+	if (sqe->num_sge > SIW_MAX_SGE)
+		return SIW_WC_LOC_QP_OP_ERR;
+	for (i = 0; i < sqe->num_sge; i++) {
+		struct siw_sge *sge = &sqe->sge[i];
+
+		if (!sge->length)
+			continue;
+		wqe->mem[i] = siw_mem_get(qp->sdev, sge->lkey);
+		if (!wqe->mem[i] ||
+		    siw_mem_check(wqe->mem[i], qp->base_qp.pd, 0, sge->laddr,
+				  sge->length))
+			return SIW_WC_LOC_PROT_ERR;
+		total += sge->length;
+	}
+	if (total > U32_MAX)
+		return SIW_WC_LOC_LEN_ERR;
+	wqe->bytes = total;
+	return 0;
+}
+
+/* A local error ends the QP: the work request fails, the rest flushes. */
+static void siw_tx_local_error(struct siw_qp *qp, struct siw_sqe *sqe,
+			       enum siw_wc_status status)
+{
+	siw_sqe_complete(qp, sqe, 0, status);
+	siw_wqe_put_mem(&qp->tx.wqe);
+	qp->tx.kind = SIW_TX_NONE;
+	siw_qp_event(qp, IB_EVENT_QP_FATAL);
+	siw_term_set(qp, TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
+		     RDMAP_ECODE_UNSPECIFIED, NULL, 0);
+}
+
+static int siw_do_local_op(struct siw_qp *qp, struct siw_sqe *sqe)
+{
+	int err;
+
+	if (sqe->opcode == SIW_OP_REG_MR)
+		err = siw_mem_reg(qp->sdev, qp->base_qp.pd,
+				  (struct ib_mr *)(uintptr_t)sqe->base_mr,
+				  sqe->rkey, (int)sqe->access);
+	else
+		err = siw_mem_invalidate(qp->sdev, qp->base_qp.pd, sqe->rkey);
+	if (err) {
+		siw_tx_local_error(qp, sqe, SIW_WC_LOC_PROT_ERR);
+		return err;
+	}
+	siw_sqe_complete(qp, sqe, 0, SIW_WC_SUCCESS);
+	return 0;
+}
+
+/* Frames a Read Request and parks the WQE in the ORQ. */
+static void siw_tx_read_req(struct siw_qp *qp, struct siw_sqe *sqe)
+{
+	struct iwarp_read_req *rr = (struct iwarp_read_req *)qp->tx.buf;
+	unsigned long flags;
+
+	memset(rr, 0, sizeof(*rr));
+	rr->hdr.ctrl.ddp_rdmap_ctrl =
+		cpu_to_be16(siw_ctrl(RDMAP_RDMA_READ_REQ, false, true));
+	rr->hdr.qn = cpu_to_be32(RDMAP_UNTAGGED_QN_RDMA_READ);
+	rr->hdr.msn = cpu_to_be32(++qp->tx.msn[RDMAP_UNTAGGED_QN_RDMA_READ]);
+	rr->hdr.mo = 0;
+	if (sqe->num_sge) {
+		rr->sink_stag = cpu_to_be32(sqe->sge[0].lkey);
+		rr->sink_to = cpu_to_be64(sqe->sge[0].laddr);
+		rr->read_size = cpu_to_be32(sqe->sge[0].length);
+	}
+	rr->source_stag = cpu_to_be32(sqe->rkey);
+	rr->source_to = cpu_to_be64(sqe->raddr);
+	qp->tx.buf_len = siw_fpdu_finish(qp, qp->tx.buf, sizeof(*rr), 0);
+	qp->tx.buf_sent = 0;
+
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	qp->orq[qp->orq_put % SIW_MAX_ORD_QP] = *sqe;
+	qp->orq_put++;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+}
+
+static u32 siw_orq_count(struct siw_qp *qp)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	n = qp->orq_put - qp->orq_get;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	return n;
+}
+
+/*
+ * Takes the next SQ work request. Returns false when there is nothing to
+ * do now (empty, waiting for read responses, or a local error).
+ */
+static bool siw_tx_next_sqe(struct siw_qp *qp)
+{
+	struct siw_wqe *wqe = &qp->tx.wqe;
+	struct siw_sqe sqe;
+	int status;
+
+	if (!siw_sq_peek(qp, &sqe))
+		return false;
+	if (!qp->kernel_verbs && !siw_user_opcode_ok(sqe.opcode)) {
+		siw_sq_consume(qp);
+		siw_tx_local_error(qp, &sqe, SIW_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	/* a fenced request waits for every read ahead of it */
+	if ((sqe.flags & SIW_WQE_READ_FENCE) && siw_orq_count(qp))
+		return false;
+
+	switch (sqe.opcode) {
+	case SIW_OP_REG_MR:
+	case SIW_OP_INVAL_STAG:
+		siw_sq_consume(qp);
+		return !siw_do_local_op(qp, &sqe);
+	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
+		if (siw_orq_count(qp) >= qp->orq_size)
+			return false;
+		if (sqe.num_sge > SIW_MAX_SGE_RD) {
+			siw_sq_consume(qp);
+			siw_tx_local_error(qp, &sqe, SIW_WC_LOC_QP_OP_ERR);
+			return false;
+		}
+		siw_sq_consume(qp);
+		siw_tx_read_req(qp, &sqe);
+		return true;
+	case SIW_OP_WRITE:
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+		break;
+	default:
+		siw_sq_consume(qp);
+		siw_tx_local_error(qp, &sqe, SIW_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+
+	siw_sq_consume(qp);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->sqe = sqe;
+	status = siw_wqe_resolve(qp, wqe);
+	if (status) {
+		siw_tx_local_error(qp, &wqe->sqe, status);
+		return false;
+	}
+	if (sqe.opcode != SIW_OP_WRITE)
+		qp->tx.msn[RDMAP_UNTAGGED_QN_SEND]++;
+	qp->tx.kind = SIW_TX_SQE;
+	return true;
+}
+
+/* Frames as much of the current Send/Write as fits into the buffer. */
+static int siw_tx_frame_sqe(struct siw_qp *qp, struct socket *sock)
+{
+	struct siw_wqe *wqe = &qp->tx.wqe;
+	struct siw_sqe *sqe = &wqe->sqe;
+	bool tagged = sqe->opcode == SIW_OP_WRITE;
+	u32 hdr_len = tagged ? sizeof(struct iwarp_tagged_hdr) :
+			       sizeof(struct iwarp_untagged_hdr);
+	u32 max = siw_fpdu_payload_max(sock, hdr_len);
+
+	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	do {
+		u8 *fpdu = qp->tx.buf + qp->tx.buf_len;
+		u32 n = min(wqe->bytes - wqe->processed, max);
+		bool last = wqe->processed + n == wqe->bytes;
+		int err;
+
+		if (qp->tx.buf_len + hdr_len + n + 3 + MPA_CRC_SIZE >
+		    SIW_TX_BUF_SIZE)
+			break;
+		if (tagged) {
+			struct iwarp_tagged_hdr *h = (void *)fpdu;
+
+			h->ctrl.ddp_rdmap_ctrl =
+				cpu_to_be16(siw_ctrl(RDMAP_RDMA_WRITE, true,
+						     last));
+			h->stag = cpu_to_be32(sqe->rkey);
+			h->to = cpu_to_be64(sqe->raddr + wqe->processed);
+		} else {
+			struct iwarp_untagged_hdr *h = (void *)fpdu;
+			bool se = sqe->flags & SIW_WQE_SOLICITED;
+			u8 op;
+
+			if (sqe->opcode == SIW_OP_SEND_REMOTE_INV)
+				op = se ? RDMAP_SEND_SE_INVAL :
+					  RDMAP_SEND_INVAL;
+			else
+				op = se ? RDMAP_SEND_SE : RDMAP_SEND;
+			h->ctrl.ddp_rdmap_ctrl =
+				cpu_to_be16(siw_ctrl(op, false, last));
+			h->inval_stag = sqe->opcode == SIW_OP_SEND_REMOTE_INV ?
+					cpu_to_be32(sqe->rkey) : 0;
+			h->qn = cpu_to_be32(RDMAP_UNTAGGED_QN_SEND);
+			h->msn = cpu_to_be32(qp->tx.msn[RDMAP_UNTAGGED_QN_SEND]);
+			h->mo = cpu_to_be32(wqe->processed);
+		}
+		err = siw_wqe_gather(wqe, wqe->processed, fpdu + hdr_len, n);
+		if (err)
+			return err;
+		qp->tx.buf_len += siw_fpdu_finish(qp, fpdu, hdr_len, n);
+		wqe->processed += n;
+	} while (wqe->processed < wqe->bytes);
+	return 0;
+}
+
+/* ---- answering inbound Read Requests ---- */
+
+static bool siw_tx_next_rresp(struct siw_qp *qp)
+{
+	unsigned long flags;
+	bool got = false;
+
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	if (qp->irq_get != qp->irq_put) {
+		qp->tx.rresp = qp->irq[qp->irq_get % SIW_MAX_IRD_QP];
+		qp->irq_get++;
+		got = true;
+	}
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	if (!got)
+		return false;
+
+	qp->tx.rresp_done = 0;
+	qp->tx.rresp_mem = NULL;
+	if (qp->tx.rresp.sge[0].length) {
+		struct siw_sge *src = &qp->tx.rresp.sge[0];
+
+		/* checked when the request came in; it may be gone since */
+		qp->tx.rresp_mem = siw_mem_get(qp->sdev, src->lkey);
+		if (!qp->tx.rresp_mem ||
+		    siw_mem_check(qp->tx.rresp_mem, qp->base_qp.pd,
+				  IB_ACCESS_REMOTE_READ, src->laddr,
+				  src->length)) {
+			siw_mem_put(qp->tx.rresp_mem);
+			qp->tx.rresp_mem = NULL;
+			siw_term_set(qp, TERM_LAYER_RDMAP,
+				     RDMAP_ETYPE_REMOTE_PROTECTION,
+				     RDMAP_ECODE_INVALID_STAG, NULL, 0);
+			return false;
+		}
+	}
+	qp->tx.kind = SIW_TX_READ_RESP;
+	return true;
+}
+
+static int siw_tx_frame_rresp(struct siw_qp *qp, struct socket *sock)
+{
+	struct siw_sqe *rr = &qp->tx.rresp;
+	u32 hdr_len = sizeof(struct iwarp_tagged_hdr);
+	u32 max = siw_fpdu_payload_max(sock, hdr_len);
+	u32 total = rr->sge[0].length;
+
+	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	do {
+		u8 *fpdu = qp->tx.buf + qp->tx.buf_len;
+		struct iwarp_tagged_hdr *h = (void *)fpdu;
+		u32 n = min(total - qp->tx.rresp_done, max);
+		bool last = qp->tx.rresp_done + n == total;
+		int err;
+
+		if (qp->tx.buf_len + hdr_len + n + 3 + MPA_CRC_SIZE >
+		    SIW_TX_BUF_SIZE)
+			break;
+		h->ctrl.ddp_rdmap_ctrl =
+			cpu_to_be16(siw_ctrl(RDMAP_RDMA_READ_RESP, true, last));
+		h->stag = cpu_to_be32(rr->rkey);
+		h->to = cpu_to_be64(rr->raddr + qp->tx.rresp_done);
+		if (n) {
+			err = siw_mem_copy(qp->tx.rresp_mem,
+					   rr->sge[0].laddr + qp->tx.rresp_done,
+					   fpdu + hdr_len, n, false);
+			if (err)
+				return err;
+		}
+		qp->tx.buf_len += siw_fpdu_finish(qp, fpdu, hdr_len, n);
+		qp->tx.rresp_done += n;
+	} while (qp->tx.rresp_done < total);
+	return 0;
+}
+
+/* ---- the work ---- */
+
+/* Pushes the buffer into TCP: 0 when all went, -EAGAIN, or an error. */
+static int siw_tx_send(struct siw_qp *qp, struct socket *sock)
+{
+	while (qp->tx.buf_sent < qp->tx.buf_len) {
+		struct kvec iov = {
+			.iov_base = qp->tx.buf + qp->tx.buf_sent,
+			.iov_len = qp->tx.buf_len - qp->tx.buf_sent,
+		};
+		struct msghdr msg = {
+			.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL,
+		};
+		int rv;
+
+		rv = kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len);
+		if (rv < 0)
+			return rv;
+		qp->tx.buf_sent += rv;
+	}
+	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	return 0;
+}
+
+/* Everything of the current item is framed: is it finished? */
+static bool siw_tx_item_done(struct siw_qp *qp)
+{
+	switch (qp->tx.kind) {
+	case SIW_TX_SQE:
+		if (qp->tx.wqe.processed < qp->tx.wqe.bytes)
+			return false;
+		siw_sqe_complete(qp, &qp->tx.wqe.sqe, qp->tx.wqe.bytes,
+				 SIW_WC_SUCCESS);
+		siw_wqe_put_mem(&qp->tx.wqe);
+		break;
+	case SIW_TX_READ_RESP:
+		if (qp->tx.rresp_done < qp->tx.rresp.sge[0].length)
+			return false;
+		siw_mem_put(qp->tx.rresp_mem);
+		qp->tx.rresp_mem = NULL;
+		break;
+	default:
+		break;
+	}
+	qp->tx.kind = SIW_TX_NONE;
+	return true;
+}
+
+static void siw_tx_fatal(struct siw_qp *qp)
+{
+	siw_qp_error(qp);
+	siw_cm_qp_disconnect(qp, true);
+}
+
+void siw_tx_work(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(work, struct siw_qp, tx_work);
+	enum siw_qp_state state;
+	struct socket *sock;
+	unsigned long flags;
+	int budget = SIW_TX_BUDGET;
+	int err;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	sock = qp->sock;
+	state = qp->state;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	if (state == SIW_QP_STATE_ERROR || !sock) {
+		if (state == SIW_QP_STATE_ERROR)
+			siw_sq_flush(qp);
+		return;
+	}
+
+	while (budget--) {
+		/* what is buffered goes first */
+		err = siw_tx_send(qp, sock);
+		if (err == -EAGAIN)
+			return;	/* write_space kicks us */
+		if (err) {
+			siw_tx_fatal(qp);
+			return;
+		}
+
+		/* a Terminate ends the stream */
+		if (READ_ONCE(qp->term.valid) && !qp->term_sent) {
+			qp->tx.buf_len = siw_term_build(qp, qp->tx.buf,
+							SIW_TX_BUF_SIZE);
+			qp->tx.buf_sent = 0;
+			qp->term_sent = true;
+			siw_count(qp->sdev, SIW_CNT_TERM_SENT);
+			continue;
+		}
+		if (qp->term_sent) {
+			siw_qp_error(qp);
+			siw_cm_qp_disconnect(qp, false);
+			return;
+		}
+
+		if (qp->tx.kind != SIW_TX_NONE && siw_tx_item_done(qp))
+			continue;
+
+		if (qp->tx.kind == SIW_TX_NONE &&
+		    !siw_tx_next_rresp(qp) && !siw_tx_next_sqe(qp)) {
+			if (READ_ONCE(qp->term.valid))
+				continue;
+			/* SQD: close once nothing is left to send or read */
+			if (siw_qp_state_is(qp, SIW_QP_STATE_CLOSING) &&
+			    !siw_orq_count(qp))
+				siw_cm_qp_disconnect(qp, false);
+			return;
+		}
+
+		switch (qp->tx.kind) {
+		case SIW_TX_SQE:
+			err = siw_tx_frame_sqe(qp, sock);
+			break;
+		case SIW_TX_READ_RESP:
+			err = siw_tx_frame_rresp(qp, sock);
+			break;
+		default:
+			/* a Read Request, framed whole when it was taken */
+			err = 0;
+			break;
+		}
+		if (err) {
+			siw_tx_fatal(qp);
+			return;
+		}
+	}
+	/* more to do: let other work run first */
+	siw_qp_kick_tx(qp);
+}
