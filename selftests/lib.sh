@@ -92,18 +92,23 @@ siw_up() {
 	rdma link add siw0 type siw netdev eth0
 }
 
-# peer_barrier: in two-VM tests, returns once the other VM has reached its
-# peer_barrier too (so the next step starts only after both finished the
-# last one). vm1 listens on TCP 7600, the peer knocks; 10 minutes at most.
-peer_barrier() {
+# peer_exchange WORD: in two-VM tests, a barrier that also swaps one word:
+# returns once the other VM has called peer_exchange too and prints its
+# WORD. vm1 listens on TCP 7600, the peer knocks; 10 minutes at most.
+peer_exchange() {
 	if [ "$RDMA_KMOD_ROLE" = client ]; then
-		timeout 600 busybox nc -l -p 7600 -e true </dev/null >/dev/null 2>&1
+		echo "$1" | timeout 600 busybox nc -l -p 7600 2>/dev/null
 		return
 	fi
 	for _ in $(seq 1200); do
-		busybox nc -w 2 "$RDMA_KMOD_PEER_IP" 7600 </dev/null >/dev/null 2>&1 &&
-			return 0
+		got=$(echo "$1" | busybox nc -w 2 "$RDMA_KMOD_PEER_IP" 7600 2>/dev/null) &&
+			[ -n "$got" ] && { echo "$got"; return 0; }
 		sleep 0.5
 	done
 	return 1
+}
+
+# peer_barrier: the next step starts only after both VMs finished the last.
+peer_barrier() {
+	[ -n "$(peer_exchange x)" ]
 }
