@@ -80,3 +80,35 @@ ipv4_gid_index() {
 	done
 	return 1
 }
+
+# siw0 on eth0 from a freshly loaded siw (its per-load device counter is
+# what ibv_devinfo shows as vendor_part_id); arguments are siw module
+# parameters. Also the verbs and rdma_cm user interfaces.
+siw_up() {
+	modprobe -r siw 2>/dev/null
+	modprobe siw "$@" || return 1
+	modprobe ib_uverbs || return 1
+	modprobe rdma_ucm || return 1
+	rdma link add siw0 type siw netdev eth0
+}
+
+# peer_exchange WORD: in two-VM tests, a barrier that also swaps one word:
+# returns once the other VM has called peer_exchange too and prints its
+# WORD. vm1 listens on TCP 7600, the peer knocks; 10 minutes at most.
+peer_exchange() {
+	if [ "$RDMA_KMOD_ROLE" = client ]; then
+		echo "$1" | timeout 600 busybox nc -l -p 7600 2>/dev/null
+		return
+	fi
+	for _ in $(seq 1200); do
+		got=$(echo "$1" | busybox nc -w 2 "$RDMA_KMOD_PEER_IP" 7600 2>/dev/null) &&
+			[ -n "$got" ] && { echo "$got"; return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+
+# peer_barrier: the next step starts only after both VMs finished the last.
+peer_barrier() {
+	[ -n "$(peer_exchange x)" ]
+}

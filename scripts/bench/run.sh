@@ -1,23 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# `make bench`: the same perftest/qperf runs on the stock rxe and on ours, in
-# the same VM settings, then a table (build/bench/results.md) and a plot
-# (build/bench/results.png) of both and their ratio. Not part of `make check`:
-# numbers depend on the host's load.
+# `make bench`: the same perftest/qperf runs on the stock rxe and on ours, and
+# perftest -R on upstream siw (stock kernel) and on ours with raw TCP (iperf3)
+# for scale, in the same VM settings, then tables (build/bench/results.md) and
+# a plot of the rxe numbers (build/bench/results.png) with their ratios. Not
+# part of `make check`: numbers depend on the host's load.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/bench
 mkdir -p "$out"
 KVER=${KVER:-$("$top/scripts/kver.sh")}
 
+# bench_run STACK SCRIPT TSV: the script's BENCH lines from a VM on STACK.
+bench_run() {
+	"$top/scripts/vm/run.sh" --kver "$KVER" --stack "$1" --timeout 1800 \
+		--log "$out/$(basename "$3" .tsv).log" --cmd "sh selftests/bench/$2" |
+		sed -n 's/^BENCH //p' | tr -d '\r' >"$3" || true
+}
+
 for stack in stock ours; do
-	echo "bench: $stack stack"
-	"$top/scripts/vm/run.sh" --kver "$KVER" --stack $stack --timeout 1800 \
-		--log "$out/$stack.log" --cmd "sh selftests/bench/perf.sh" |
-		sed -n 's/^BENCH //p' | tr -d '\r' >"$out/$stack.tsv" || true
+	echo "bench: $stack stack (rxe)"
+	bench_run $stack perf.sh "$out/$stack.tsv"
+	# Soft-iWARP: the stock stack runs upstream siw (scripts/peer/upstream-siw.sh).
+	echo "bench: $stack stack (siw)"
+	bench_run $stack perf-siw.sh "$out/$stack-siw.tsv"
 done
 
+# table STOCK.tsv OURS.tsv: markdown, stock against ours with ratios.
+table() {
 awk '
 FNR == 1 { f++ }
 f == 1 { k = $1 " " $2; order[++n] = k; sbw[k] = $3; slat[k] = $4 }
@@ -31,7 +42,21 @@ END {
 		ob = (k in obw) ? obw[k] : "-"; ol = (k in olat) ? olat[k] : "-"
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], sbw[k], ob, ratio(ob, sbw[k]), slat[k], ol, ratio(ol, slat[k])
 	}
-}' "$out/stock.tsv" "$out/ours.tsv" >"$out/results.md"
+}' "$1" "$2"
+}
+
+{
+	echo "## Soft-RoCE (rxe): stock rxe against ours"
+	echo
+	table "$out/stock.tsv" "$out/ours.tsv"
+	echo
+	echo "## Soft-iWARP (siw): upstream siw on the stock kernel against ours"
+	echo
+	echo "perftest over rdma_cm (-R) in loopback on siw0; iperf3_tcp is raw TCP"
+	echo "on the same addresses in the same VM (the transport siw runs on)."
+	echo
+	table "$out/stock-siw.tsv" "$out/ours-siw.tsv"
+} >"$out/results.md"
 cat "$out/results.md"
 
 # Plot: bandwidth and latency side by side, stock vs ours ("-" = NaN).

@@ -94,6 +94,19 @@ for t in $tests; do
 	fi
 done
 
+# A test that powers its peer VM off ends that VM's run: it goes last.
+first="" last=""
+for t in $list; do
+	if grep -q '^# rdma-kmod: powers-off-peer' "$t"; then
+		last="$last $t"
+	else
+		first="$first $t"
+	fi
+done
+list="$first$last"
+[ "$(echo $last | wc -w)" -le 1 ] ||
+	{ echo "run.sh: only one peer-powering-off test per run:$last" >&2; exit 2; }
+
 run_dir=$(mktemp -d "$vmdir/run.XXXXXX")
 trap 'rm -rf "$run_dir"' EXIT
 if [ -n "$cmd" ]; then
@@ -164,6 +177,16 @@ for out in "$run_dir"/vm*; do
 	} >> "$log"
 	[ $verbose = 1 ] && cat "$out/guest.log" 2>/dev/null
 	[ $shell = 1 ] && continue
+	# A VM its test powered off on purpose (scripts/vm/poweroff-now.sh) did
+	# not clean up or unload; only the last test may do that.
+	if [ -s "$out/poweroff" ]; then
+		off=$(cat "$out/poweroff")
+		echo "$side: powered off on purpose by $off (no cleanup or unload there)"
+		case "$list" in
+		*/"$off".sh) ;;
+		*) echo "FAIL: $side powered off by $off before its later tests"; status=1 ;;
+		esac
+	fi
 	if [ ! -s "$out/rc" ]; then
 		echo "FAIL: $side did not finish (qemu rc $qrc, timeout ${timeout}s?)"; status=1; continue
 	fi
