@@ -110,6 +110,7 @@ struct siw_device {
 	spinlock_t lock;		/* port state, cep list */
 	enum ib_port_state state;
 	struct list_head cep_list;	/* every endpoint of this device */
+	bool netdev_gone;		/* unregistering: no new endpoints */
 
 	struct xarray qp_xa;		/* QPN -> siw_qp */
 	struct xarray mem_xa;		/* STag index -> siw_mem */
@@ -550,6 +551,7 @@ int siw_create_listen(struct iw_cm_id *id, int backlog);
 int siw_destroy_listen(struct iw_cm_id *id);
 void siw_cm_qp_disconnect(struct siw_qp *qp, bool abrupt);
 void siw_cm_qp_detach(struct siw_qp *qp);
+void siw_cm_dev_abort(struct siw_device *sdev, bool gone);
 int siw_cm_init(void);
 void siw_cm_exit(void);
 

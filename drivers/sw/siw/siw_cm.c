@@ -30,16 +30,17 @@ static void siw_cep_put(struct siw_cep *cep);
 
 /* ---- endpoint lifetime ---- */
 
+/* An endpoint of sdev, or ERR_PTR (-ENODEV once the netdev is gone). */
 static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 {
 	struct siw_cep *cep;
 
 	if (!ib_device_try_get(&sdev->base_dev))
-		return NULL;
+		return ERR_PTR(-ENODEV);
 	cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 	if (!cep) {
 		ib_device_put(&sdev->base_dev);
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 	kref_init(&cep->ref);
 	cep->sdev = sdev;
@@ -51,7 +52,14 @@ static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 	cep->state = SIW_EPSTATE_IDLE;
 	cep->ird = SIW_MAX_IRD_QP;
 	cep->ord = SIW_MAX_ORD_QP;
+	/* siw_cm_dev_abort() sees every endpoint made before it ran */
 	spin_lock_bh(&sdev->lock);
+	if (sdev->netdev_gone) {
+		spin_unlock_bh(&sdev->lock);
+		kfree(cep);
+		ib_device_put(&sdev->base_dev);
+		return ERR_PTR(-ENODEV);
+	}
 	list_add_tail(&cep->devq, &sdev->cep_list);
 	spin_unlock_bh(&sdev->lock);
 	atomic_inc(&siw_cep_count);
@@ -480,7 +488,7 @@ static void siw_listen_accept(struct siw_cep *lcep)
 		if (err)
 			return;
 		cep = siw_cep_alloc(lcep->sdev);
-		if (!cep) {
+		if (IS_ERR(cep)) {
 			sock_release(newsock);
 			continue;
 		}
@@ -726,6 +734,16 @@ static void siw_cep_handle(struct siw_cep *cep, unsigned long ev)
 {
 	int rv;
 
+	/* the netdev is gone: end everything but listening */
+	if ((ev & BIT(SIW_CEP_EV_ABORT)) &&
+	    cep->state != SIW_EPSTATE_LISTENING) {
+		if (cep->state == SIW_EPSTATE_RECVD_MPAREQ)
+			siw_cep_sock_release(cep, true);
+		else if (cep->state != SIW_EPSTATE_CLOSED)
+			siw_cep_close(cep, true, -ECONNRESET);
+		return;
+	}
+
 	switch (cep->state) {
 	case SIW_EPSTATE_LISTENING:
 		if (ev & (BIT(SIW_CEP_EV_READABLE) | BIT(SIW_CEP_EV_STATE)))
@@ -870,9 +888,9 @@ int siw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!qp)
 		return -EINVAL;
 	cep = siw_cep_alloc(sdev);
-	if (!cep) {
+	if (IS_ERR(cep)) {
 		siw_qp_put(qp);
-		return -ENOMEM;
+		return PTR_ERR(cep);
 	}
 	mutex_lock(&cep->lock);
 	siw_cep_bind_qp(cep, qp);
@@ -1084,9 +1102,9 @@ static int siw_listen_one(struct siw_device *sdev, struct iw_cm_id *id,
 	}
 
 	cep = siw_cep_alloc(sdev);
-	if (!cep) {
+	if (IS_ERR(cep)) {
 		sock_release(sock);
-		return -ENOMEM;
+		return PTR_ERR(cep);
 	}
 	mutex_lock(&cep->lock);
 	siw_cm_hold_id(cep, id);
@@ -1298,6 +1316,34 @@ void siw_cm_qp_detach(struct siw_qp *qp)
 	}
 	mutex_unlock(&cep->lock);
 	siw_cep_put(cep);
+}
+
+/*
+ * The device's netdev went down or is being unregistered (RTNL held, so
+ * nothing here waits): every connection and connection attempt is aborted
+ * now, as upstream siw does, since its frames can no longer go anywhere.
+ * The QPs go to error and iw_cm hears DISCONNECT/CLOSE (or a failed
+ * CONNECT_REPLY), so consumers let go of the device and its
+ * unregistration can finish. Listeners stay until rdma_cm removes them;
+ * once the netdev is gone new endpoints are refused.
+ */
+void siw_cm_dev_abort(struct siw_device *sdev, bool gone)
+{
+	struct siw_cep *cep;
+
+	spin_lock_bh(&sdev->lock);
+	if (gone)
+		sdev->netdev_gone = true;
+	list_for_each_entry(cep, &sdev->cep_list, devq) {
+		/* one whose last reference went waits for our lock to go */
+		if (!kref_get_unless_zero(&cep->ref))
+			continue;
+		set_bit(SIW_CEP_EV_ABORT, &cep->events);
+		/* a pending work holds a reference: ours is never the last */
+		if (!queue_work(siw_cm_wq, &cep->work))
+			siw_cep_put(cep);
+	}
+	spin_unlock_bh(&sdev->lock);
 }
 
 int siw_cm_init(void)

@@ -25,6 +25,7 @@ enum {
 	SIW_CEP_EV_STATE,	/* TCP state changed */
 	SIW_CEP_EV_TIMEOUT,	/* MPA exchange or close took too long */
 	SIW_CEP_EV_CLOSE,	/* the QP side asks to close */
+	SIW_CEP_EV_ABORT,	/* the device's netdev is going away */
 };
 
 #define SIW_MPA_BUF_SIZE	(sizeof(struct mpa_rr) + MPA_MAX_PRIVDATA)

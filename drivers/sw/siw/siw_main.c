@@ -179,10 +179,14 @@ static int siw_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		siw_cm_dev_abort(to_siw_dev(ibdev), true);
 		ib_unregister_device_queued(ibdev);
 		break;
-	case NETDEV_UP:
 	case NETDEV_DOWN:
+		siw_cm_dev_abort(to_siw_dev(ibdev), false);
+		siw_set_port_state(to_siw_dev(ibdev));
+		break;
+	case NETDEV_UP:
 	case NETDEV_CHANGE:
 		siw_set_port_state(to_siw_dev(ibdev));
 		break;

@@ -74,19 +74,19 @@ bool siw_qp_state_is(struct siw_qp *qp, enum siw_qp_state state)
 	return READ_ONCE(qp->state) == state;
 }
 
-/* Any context. Both works then flush what they own. */
+/*
+ * Any context. Both works then flush what they own; they are kicked even
+ * if the QP was in error already, since a caller may have cancelled a
+ * flush that was pending (siw_cm.c detaching the QP from its socket).
+ */
 void siw_qp_error(struct siw_qp *qp)
 {
 	unsigned long flags;
-	bool was;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	was = qp->state == SIW_QP_STATE_ERROR;
 	WRITE_ONCE(qp->state, SIW_QP_STATE_ERROR);
 	qp->ib_state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (was)
-		return;
 	siw_qp_kick_tx(qp);
 	siw_qp_kick_rx(qp);
 }
