@@ -85,6 +85,12 @@ ipv4_gid_index() {
 # what ibv_devinfo shows as vendor_part_id); arguments are siw module
 # parameters. Also the verbs and rdma_cm user interfaces.
 siw_up() {
+	# ib_uverbs must be registered before rdma_cm: clients are removed
+	# in reverse order, and ib_uverbs waits for the processes' files
+	# while their rdma_cm ids still wait for DEVICE_REMOVAL (the stock
+	# stack hangs the same way). A test before may have loaded rdma_cm
+	# first (ours loads ib_uverbs on demand), so reload it after.
+	modprobe -r rdma_ucm 2>/dev/null
 	modprobe -r siw 2>/dev/null
 	modprobe siw "$@" || return 1
 	modprobe ib_uverbs || return 1

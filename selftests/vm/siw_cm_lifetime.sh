@@ -49,7 +49,8 @@ sleep 2
 rping -c -a $a4 -C 100000 >/tmp/dc.out 2>&1 &
 cpid=$!
 sleep 5
-n=$(rdma res show qp 2>&1 | grep -c siw0)
+# the per-device summary: our ib_core does not dump QP tables yet
+n=$(rdma res show siw0 2>&1 | sed -n 's/.* qp \([0-9]*\) .*/\1/p')
 [ "$n" -ge 2 ] && ok "both ends connected ($n QPs)" ||
 	bad "expected both ends' QPs, got $n"
 timeout 120 rdma link delete siw0 && ok "rdma link delete under live ids" ||
