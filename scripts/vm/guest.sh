@@ -17,7 +17,7 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 OUT=/mnt/out
 . $OUT/run.env
-export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_SHARED=$OUT
+export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_PEER_STACK RDMA_KMOD_SHARED=$OUT
 export HOME=/root
 exec > $OUT/guest.log 2>&1
 if [ ! -d "$RDMA_KMOD_SRC/scripts" ]; then
