@@ -16,6 +16,7 @@ the replies.
 Subcommands:
   selftest FILE      check the ICRC code against captured Ethernet frames
                      (hex, one per line, or a .pcap file); RoCE v1 and v2
+  mads FILE          list the CM MADs (to QP1) in captured frames, v1 and v2
   send ...           send one packet (see --help), optionally wait for a reply
   rv-put PORT TEXT   rendezvous: serve TEXT to the first TCP client
   rv-get HOST PORT   rendezvous: print the text served by rv-put (retries)
@@ -175,6 +176,33 @@ def selftest(path):
             bad += 1
     print("icrc selftest: %d good, %d bad (%d RoCE v1)" % (good, bad, v1))
     return 0 if good and not bad else 1
+
+
+CM_ATTRS = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU",
+            0x15: "DREQ", 0x16: "DREP", 0x17: "SIDR_REQ", 0x18: "SIDR_REP"}
+
+
+def mads(path):
+    """One line per MAD to QP1: version, MACs, CM attribute, transaction."""
+    for fr in read_frames(path):
+        etype = struct.unpack("!H", fr[12:14])[0]
+        p = fr[14:]
+        if etype == ETH_P_IBOE:
+            ver, tr = "v1", p[40:]
+        elif etype == 0x0800:
+            ver, tr = "v2", p[(p[0] & 0x0F) * 4 + 8:]
+        elif etype == 0x86DD:
+            ver, tr = "v2", p[48:]
+        else:
+            continue
+        if len(tr) < 20 + 24 or struct.unpack("!I", tr[4:8])[0] & 0xFFFFFF != 1:
+            continue
+        mad = tr[20:]
+        attr = struct.unpack("!H", mad[16:18])[0]
+        print("%s %s > %s %s tid %s" % (ver, fr[6:12].hex(":"), fr[0:6].hex(":"),
+                                       CM_ATTRS.get(attr, hex(attr)),
+                                       mad[8:16].hex()))
+    return 0
 
 
 class Injector:
@@ -515,6 +543,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("selftest")
     p.add_argument("file")
+    p = sub.add_parser("mads")
+    p.add_argument("file")
     p = sub.add_parser("send")
     p.add_argument("--peer", required=True)
     p.add_argument("--src")
@@ -545,6 +575,8 @@ def main():
 
     if a.cmd == "selftest":
         return selftest(a.file)
+    if a.cmd == "mads":
+        return mads(a.file)
     if a.cmd == "rv-put":
         return rv_put(a.port, a.text, a.timeout)
     if a.cmd == "rv-get":
