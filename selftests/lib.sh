@@ -103,8 +103,10 @@ wait_peer() {
 }
 
 # step NAME SERVER-ROLE TIMEOUT CMD... (two-VM mode): the VM whose role is
-# SERVER-ROLE runs CMD, the other runs CMD PEER_IP (retrying while the
-# server is not listening yet). Both must exit 0; output in /tmp/step.out.
+# SERVER-ROLE runs CMD, the other runs CMD PEER_IP, retrying while the
+# server is not listening yet (TCP: "Couldn't connect to"; rdma_cm: REJ
+# with reason 8, invalid service ID) or ARP is slow under load (rdma_cm
+# address resolution timeout). Both must exit 0; output in /tmp/step.out.
 step() {
 	name=$1 srole=$2 t=$3
 	shift 3
@@ -119,7 +121,8 @@ step() {
 			timeout "$t" "$@" "$RDMA_KMOD_PEER_IP" >/tmp/step.out 2>&1
 			rc=$?
 			[ $rc = 0 ] && break
-			grep -qi "connect to" /tmp/step.out || break
+			grep -qiE "connect to|EVENT_REJECTED, error 8|EVENT_ADDR_ERROR" \
+				/tmp/step.out || break
 		done
 	fi
 	if [ $rc = 0 ]; then

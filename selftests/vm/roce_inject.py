@@ -423,13 +423,28 @@ def expect_reply(inj, chk, what, syndrome, psn, wait):
     return r
 
 
-def robust(args):
-    chk = Checker()
+def target_info(args):
+    """The target's "INFO ..." line (and MAC) as a list of fields, or None."""
     info = rv_get(args.peer, args.info_port, args.timeout)
     if not info or not info.startswith("INFO "):
         print("FAIL: no target info from %s (%r)" % (args.peer, info))
+        return None
+    return info.split()
+
+
+def report(args, chk):
+    """Hands the verdict to the target; the exit status."""
+    if rv_put(args.done_port, "DONE %d" % chk.fails, args.timeout):
+        chk.ok(False, "target collected the result")
+    print("%d attacker checks failed" % chk.fails)
+    return 1 if chk.fails else 0
+
+
+def robust(args):
+    chk = Checker()
+    f = target_info(args)
+    if not f:
         return 1
-    f = info.split()
     qpa, qpb, qpud, rkey, va, blen = (int(x) for x in f[1:7])
     psn_a, psn_b, dest_qpn = args.psn_a, args.psn_b, args.dest_qpn
     print("target: qp A %d, qp B %d, UD %d, rkey 0x%x, va 0x%x, len %d" %
@@ -487,23 +502,16 @@ def robust(args):
     # 7. the QP is in error now: nothing more is accepted or answered
     inj.send(inj.rc_send(qpa, psn_a + 2, b"after error"))
     expect_silence(inj, chk, "SEND to the QP in error", quiet)
-
-    done = "DONE %d" % chk.fails
-    if rv_put(args.done_port, done, args.timeout):
-        chk.ok(False, "target collected the result")
-    print("%d attacker checks failed" % chk.fails)
-    return 1 if chk.fails else 0
+    return report(args, chk)
 
 
 def robust_v1(args):
     """RoCE v1 frames that must be dropped (and counted by reason), then
     one valid SEND that must be ACKed in RoCE v1."""
     chk = Checker()
-    info = rv_get(args.peer, args.info_port, args.timeout)
-    if not info or not info.startswith("INFO "):
-        print("FAIL: no target info from %s (%r)" % (args.peer, info))
+    f = target_info(args)
+    if not f:
         return 1
-    f = info.split()
     qpa = int(f[1])
     mac = f[7]
     print("target: qp A %d, MAC %s" % (qpa, mac))
@@ -529,12 +537,7 @@ def robust_v1(args):
            r["qpn"] == args.dest_qpn,
            "v1 valid SEND: ACK MSN 1 to QPN 0x%x, in RoCE v1" %
            args.dest_qpn, repr(r))
-
-    done = "DONE %d" % chk.fails
-    if rv_put(args.done_port, done, args.timeout):
-        chk.ok(False, "target collected the result")
-    print("%d attacker checks failed" % chk.fails)
-    return 1 if chk.fails else 0
+    return report(args, chk)
 
 
 def main():

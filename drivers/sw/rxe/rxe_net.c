@@ -186,18 +186,17 @@ static void rxe_net_remove_one(struct ib_device *ibdev, void *client_data)
 	kfree(e);
 }
 
-/* The rxe device on @ndev (or on the VLAN's real device), referenced. */
-struct rxe_dev *rxe_net_get_dev(struct net_device *ndev)
+/* The first registered rxe device @match accepts, referenced. */
+static struct rxe_dev *rxe_net_find(bool (*match)(struct rxe_net_dev *e,
+						  const void *arg),
+				    const void *arg)
 {
 	struct rxe_dev *rxe = NULL;
 	struct rxe_net_dev *e;
 
-	if (is_vlan_dev(ndev))
-		ndev = vlan_dev_real_dev(ndev);
-
 	rcu_read_lock();
 	list_for_each_entry_rcu(e, &rxe_net_devs, list) {
-		if (e->ndev != ndev)
+		if (!match(e, arg))
 			continue;
 		if (ib_device_try_get(&e->rxe->ib_dev))
 			rxe = e->rxe;
@@ -205,6 +204,19 @@ struct rxe_dev *rxe_net_get_dev(struct net_device *ndev)
 	}
 	rcu_read_unlock();
 	return rxe;
+}
+
+static bool rxe_net_match_ndev(struct rxe_net_dev *e, const void *ndev)
+{
+	return e->ndev == ndev;
+}
+
+/* The rxe device on @ndev (or on the VLAN's real device), referenced. */
+struct rxe_dev *rxe_net_get_dev(struct net_device *ndev)
+{
+	if (is_vlan_dev(ndev))
+		ndev = vlan_dev_real_dev(ndev);
+	return rxe_net_find(rxe_net_match_ndev, ndev);
 }
 
 static bool rxe_has_gid(struct rxe_dev *rxe, const union ib_gid *gid,
@@ -219,30 +231,23 @@ static bool rxe_has_gid(struct rxe_dev *rxe, const union ib_gid *gid,
 	return true;
 }
 
-/*
- * The local rxe device that has @gid of @type, referenced: @self if it
- * has it (link-local GIDs may repeat across devices), else the first.
- */
-struct rxe_dev *rxe_net_gid_owner(const union ib_gid *gid,
-				  enum ib_gid_type type, struct rxe_dev *self)
+/* Only RoCE v1 needs a lookup by GID: its frames carry no IP address. */
+static bool rxe_net_match_v1_gid(struct rxe_net_dev *e, const void *gid)
 {
-	struct rxe_dev *rxe = NULL;
-	struct rxe_net_dev *e;
+	return rxe_has_gid(e->rxe, gid, IB_GID_TYPE_ROCE);
+}
 
-	if (self && rxe_has_gid(self, gid, type) &&
+/*
+ * The local rxe device that has @gid as a RoCE v1 GID, referenced: @self
+ * if it has it (link-local GIDs may repeat across devices), else the first.
+ */
+struct rxe_dev *rxe_net_v1_gid_owner(const union ib_gid *gid,
+				     struct rxe_dev *self)
+{
+	if (rxe_has_gid(self, gid, IB_GID_TYPE_ROCE) &&
 	    ib_device_try_get(&self->ib_dev))
 		return self;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(e, &rxe_net_devs, list) {
-		if (e->rxe == self || !rxe_has_gid(e->rxe, gid, type))
-			continue;
-		if (ib_device_try_get(&e->rxe->ib_dev))
-			rxe = e->rxe;
-		break;
-	}
-	rcu_read_unlock();
-	return rxe;
+	return rxe_net_find(rxe_net_match_v1_gid, gid);
 }
 
 /* ---- receive: UDP tunnel sockets on port 4791 ---- */
@@ -360,7 +365,7 @@ static struct rxe_dev *rxe_loop_target(struct sk_buff *skb,
 	if (skb->protocol == htons(ETH_P_IBOE)) {
 		const struct ib_grh *grh = (void *)skb_network_header(skb);
 
-		return rxe_net_gid_owner(&grh->dgid, IB_GID_TYPE_ROCE, self);
+		return rxe_net_v1_gid_owner(&grh->dgid, self);
 	}
 
 	rcu_read_lock();

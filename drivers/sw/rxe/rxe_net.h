@@ -109,12 +109,12 @@ int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 
 /*
  * rxe_net.c: the device on @ndev (or on the VLAN's real device) with a
- * reference (ib_device_put), and the local device that owns @gid as a GID
- * of @type (@self first), referenced. Any context.
+ * reference (ib_device_put), and the local device that owns @gid as a
+ * RoCE v1 GID (@self first), referenced. Any context.
  */
 struct rxe_dev *rxe_net_get_dev(struct net_device *ndev);
-struct rxe_dev *rxe_net_gid_owner(const union ib_gid *gid,
-				  enum ib_gid_type type, struct rxe_dev *self);
+struct rxe_dev *rxe_net_v1_gid_owner(const union ib_gid *gid,
+				     struct rxe_dev *self);
 /* Queues @skb (data at the BTH) for receive on @target; takes its ref. */
 int rxe_loop_deliver(struct sk_buff *skb, struct rxe_pkt_info *pkt,
 		     struct rxe_dev *target);
