@@ -57,6 +57,17 @@ pair() {
 	fi
 }
 
+# wait_for FILE PATTERN [TRIES]: until FILE has a line matching PATTERN
+# (0.3 s per try, 100 tries by default).
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt "${3:-100}" ] || return 1
+		sleep 0.3
+	done
+}
+
 finish() {
 	echo "$fails failed"
 	[ $fails = 0 ]

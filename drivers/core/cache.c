@@ -163,6 +163,7 @@ unsigned long roce_gid_type_mask_support(struct ib_device *dev, u32 port)
 		mask |= BIT(IB_GID_TYPE_ROCE_UDP_ENCAP);
 	return mask;
 }
+EXPORT_SYMBOL(roce_gid_type_mask_support);
 
 static bool entry_matches(const struct ib_gid_table_entry *e,
 			  const union ib_gid *gid, enum ib_gid_type type,
