@@ -35,7 +35,9 @@ gid_index_of() {
 }
 
 # pair NAME TIMEOUT SERVER-CMD... -- CLIENT-CMD...: runs a server in the
-# background and the client against it; both must exit 0.
+# background and the client against it; both must exit 0. A client refused
+# because the server is not listening yet (a loaded host starts it slowly)
+# tries again while the server runs.
 pair() {
 	name=$1 t=$2
 	shift 2
@@ -46,7 +48,12 @@ pair() {
 	timeout "$t" $srv >/tmp/pair.srv 2>&1 &
 	spid=$!
 	sleep 1
-	if timeout "$t" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		if timeout "$t" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
+		[ $crc != 0 ] && kill -0 $spid 2>/dev/null &&
+			grep -qiE 'refused|REJECTED' /tmp/pair.cli || break
+		sleep 2
+	done
 	if wait $spid; then src=0; else src=$?; fi
 	if [ $crc = 0 ] && [ $src = 0 ]; then
 		ok "$name"
