@@ -41,7 +41,9 @@ gid_index_of() {
 }
 
 # pair NAME TIMEOUT SERVER-CMD... -- CLIENT-CMD...: runs a server in the
-# background and the client against it; both must exit 0.
+# background and the client against it; both must exit 0. A client refused
+# because the server is not listening yet (a loaded host starts it slowly)
+# tries again while the server runs.
 pair() {
 	name=$1 t=$2
 	shift 2
@@ -51,12 +53,12 @@ pair() {
 	# shellcheck disable=SC2086
 	timeout "$t" $srv >/tmp/pair.srv 2>&1 &
 	spid=$!
-	# retried while the server is not listening yet (slow under TCG)
+	sleep 1
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		sleep 1
 		if timeout "$t" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
-		[ $crc = 0 ] && break
-		grep -qi "connect to" /tmp/pair.cli || break
+		[ $crc != 0 ] && kill -0 $spid 2>/dev/null &&
+			grep -qiE 'refused|REJECTED|connect to' /tmp/pair.cli || break
+		sleep 2
 	done
 	if wait $spid; then src=0; else src=$?; fi
 	if [ $crc = 0 ] && [ $src = 0 ]; then
@@ -66,6 +68,17 @@ pair() {
 		echo "  --- server:"; cat /tmp/pair.srv
 		echo "  --- client:"; cat /tmp/pair.cli
 	fi
+}
+
+# wait_for FILE PATTERN [TRIES]: until FILE has a line matching PATTERN
+# (0.3 s per try, 100 tries by default).
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt "${3:-100}" ] || return 1
+		sleep 0.3
+	done
 }
 
 finish() {

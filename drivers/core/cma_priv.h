@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * rdma_cm internals shared by cma.c (and, later, its configfs part).
+ * rdma_cm internals shared by cma.c and cma_configfs.c.
  */
 #ifndef RDMA_KMOD_CMA_PRIV_H
 #define RDMA_KMOD_CMA_PRIV_H
@@ -11,6 +11,9 @@
 #include <linux/completion.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cm.h>
+
+/* The Q_Key of rdma_cm's UD ids (port space UDP), as upstream. */
+#define RDMA_UDP_QKEY		0x01234567
 
 enum rdma_cm_state {
 	RDMA_CM_IDLE,
@@ -59,10 +62,11 @@ struct rdma_id_private {
 	struct list_head dev_item;	/* in cma_dev->id_list */
 	struct list_head listen_any_item; /* in listen_any_list */
 	struct list_head listen_ents;	/* struct cma_listen_ent */
+	struct list_head mc_list;	/* joined groups, under lock */
 	struct cma_device *cma_dev;
 
 	enum rdma_cm_state state;
-	spinlock_t lock;		/* protects state */
+	spinlock_t lock;		/* protects state and mc_list */
 	struct mutex qp_mutex;
 	struct completion comp;
 	refcount_t refcount;
@@ -90,5 +94,30 @@ struct rdma_id_private {
 	struct rdma_restrack_entry res;
 	struct rdma_ucm_ece ece;
 };
+
+/* cma.c internals the other parts of rdma_cm use. */
+extern struct workqueue_struct *cma_wq;
+void cma_id_get(struct rdma_id_private *id_priv);
+void cma_id_put(struct rdma_id_private *id_priv);
+int cma_cm_event_handler(struct rdma_id_private *id_priv,
+			 struct rdma_cm_event *event);
+void destroy_id_handler_unlock(struct rdma_id_private *id_priv);
+u8 cma_tos(struct rdma_id_private *id_priv);
+
+/* cma_mcast.c */
+void cma_leave_all_mcast(struct rdma_id_private *id_priv);
+
+/* Per-port defaults, for configfs (cma_configfs.c). */
+struct cma_device *cma_get_device_by_name(const char *name);
+void cma_dev_put(struct cma_device *cma_dev);
+enum ib_gid_type cma_get_default_gid_type(struct cma_device *cma_dev,
+					  u32 port);
+int cma_set_default_gid_type(struct cma_device *cma_dev, u32 port,
+			     enum ib_gid_type type);
+u8 cma_get_default_roce_tos(struct cma_device *cma_dev, u32 port);
+int cma_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos);
+
+int cma_configfs_init(void);
+void cma_configfs_exit(void);
 
 #endif /* RDMA_KMOD_CMA_PRIV_H */

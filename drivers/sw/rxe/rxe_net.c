@@ -695,10 +695,32 @@ static void rxe_skb_tx_dtor(struct sk_buff *skb)
 	struct rxe_qp *qp = skb_shinfo(skb)->destructor_arg;
 	int out = atomic_dec_return(&qp->skb_out);
 
-	if (unlikely(READ_ONCE(qp->need_req_skb) &&
-		     out < RXE_INFLIGHT_SKBS_PER_QP_LOW))
-		rxe_sched_task(&qp->req.task);
+	if (unlikely(out < RXE_INFLIGHT_SKBS_PER_QP_LOW)) {
+		if (READ_ONCE(qp->need_req_skb) && xchg(&qp->need_req_skb, 0))
+			rxe_sched_task(&qp->req.task);
+		if (READ_ONCE(qp->need_resp_skb) && xchg(&qp->need_resp_skb, 0))
+			rxe_sched_task(&qp->resp.task);
+	}
 	rxe_put(qp);
+}
+
+/*
+ * Must the caller stop sending for now? If so *need_skb is set and the
+ * destructor of one of the skbs in flight (at least LOW of them) will
+ * reschedule the caller's task.
+ */
+bool rxe_xmit_throttled(struct rxe_qp *qp, int *need_skb)
+{
+	if (atomic_read(&qp->skb_out) < RXE_INFLIGHT_SKBS_PER_QP_HIGH)
+		return false;
+	WRITE_ONCE(*need_skb, 1);
+	/* Pairs with atomic_dec_return() in the destructor. */
+	smp_mb();
+	if (atomic_read(&qp->skb_out) >= RXE_INFLIGHT_SKBS_PER_QP_LOW)
+		return true;
+	/* They all went meanwhile: nobody would wake us. */
+	WRITE_ONCE(*need_skb, 0);
+	return false;
 }
 
 int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,

@@ -100,12 +100,15 @@ int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 
 /*
  * Transmit throttle: rxe_xmit_packet() counts each skb of a QP in
- * qp->skb_out until the skb is freed. The requester stops (setting
- * qp->need_req_skb) above HIGH; the skb destructor reschedules it once
- * the count falls below LOW.
+ * qp->skb_out until the skb is freed. The requester and the read-reply
+ * path of the responder stop above HIGH (rxe_xmit_throttled() sets their
+ * need_*_skb flag); the skb destructor reschedules them once the count
+ * falls below LOW. Without it a 4 MiB read reply floods the loopback
+ * queue or the qdisc, packets drop and the read is retried for ever.
  */
 #define RXE_INFLIGHT_SKBS_PER_QP_HIGH	64
 #define RXE_INFLIGHT_SKBS_PER_QP_LOW	16
+bool rxe_xmit_throttled(struct rxe_qp *qp, int *need_skb);
 
 /*
  * rxe_net.c: the device on @ndev (or on the VLAN's real device) with a

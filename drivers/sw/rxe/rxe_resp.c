@@ -1100,6 +1100,8 @@ int rxe_responder(struct rxe_qp *qp)
 
 	if (qp->resp.res) {
 		/* a read response (or its replay) is being sent */
+		if (rxe_xmit_throttled(qp, &qp->need_resp_skb))
+			return -EAGAIN;
 		if (resp_read_reply(qp) == 0)
 			return 0;
 	} else if (!resp_one(qp, SKB_TO_PKT(skb))) {

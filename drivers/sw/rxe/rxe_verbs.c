@@ -716,9 +716,14 @@ static int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 
-	/* user QP: librxe already wrote the WQEs; this is the doorbell */
+	/*
+	 * User QP: librxe already wrote the WQEs; this is the doorbell. Send
+	 * them from the caller's context, as stock rxe does: an application
+	 * may destroy the QP right after posting unsignalled sends (mckey
+	 * does) and still expects them on the wire.
+	 */
 	if (qp->is_user) {
-		rxe_sched_task(&qp->req.task);
+		rxe_run_task(&qp->req.task);
 		return 0;
 	}
 
