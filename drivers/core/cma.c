@@ -403,6 +403,9 @@ static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 	u32 port;
 
 	lockdep_assert_held(&lock);
+	/* The IPoIB port space belongs to InfiniBand ports, never to RoCE. */
+	if (id_priv->id.ps == RDMA_PS_IPOIB)
+		return -EINVAL;
 	if (rdma_ip2gid(cma_src_addr(id_priv), &gid))
 		return -EAFNOSUPPORT;
 	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);

@@ -2,7 +2,8 @@
 //
 // rdma_cm negative paths through librdmacm (issue 4): a connect to a port
 // nobody listens on is rejected (not timed out); binding an address and
-// port twice gives EADDRINUSE; a server killed with 20 connected clients
+// port twice gives EADDRINUSE; the IPoIB port space is refused on RoCE; a
+// server killed with 20 connected clients
 // leaves every client DISCONNECTED and, once the clients are gone too,
 // every resource of the device released. Expected values are the stock
 // kernel's (the suite passes on --stack stock).
@@ -225,6 +226,28 @@ TEST_F(CmNegative, BindTwiceIsAddrInUse)
 	EXPECT_EQ(0, rdma_listen(b, 4)) << strerror(errno);
 	rdma_destroy_id(b);
 	rdma_destroy_id(any);
+}
+
+// The IPoIB port space belongs to InfiniBand ports: on RoCE a bind is
+// EINVAL and an address resolution ends in ADDR_ERROR -EINVAL, as stock.
+TEST_F(CmNegative, IpoibPortSpaceOnRoce)
+{
+	Channel ch;
+	rdma_cm_id *a = nullptr, *b = nullptr;
+	sockaddr_in sa = addr_of(kAddr, 7575);
+	int status = 0;
+
+	ASSERT_EQ(0, rdma_create_id(ch.get(), &a, nullptr, RDMA_PS_IPOIB));
+	EXPECT_EQ(-1, rdma_bind_addr(a, (sockaddr *)&sa));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, rdma_create_id(ch.get(), &b, nullptr, RDMA_PS_IPOIB));
+	ASSERT_EQ(0, rdma_resolve_addr(b, nullptr, (sockaddr *)&sa, 5000))
+		<< strerror(errno);
+	EXPECT_TRUE(ch.expect(b, RDMA_CM_EVENT_ADDR_ERROR, 30000, &status));
+	EXPECT_EQ(-EINVAL, status);
+	rdma_destroy_id(a);
+	rdma_destroy_id(b);
 }
 
 // Runs tools/bin/cm_hold_server (next to this binary) in a fresh process,
