@@ -67,6 +67,17 @@ if [ $vm = 1 ]; then
 			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run2.txt)
 			[ $rc = 0 ] || grep -q '^FAIL' build/vm-run2.txt || count <<< "FAIL: two-vm run (exit $rc)"
 		fi
+		# Ours against ours: the twovm tests whose "# peer-stacks:" line
+		# names ours (RoCE v1 needs our stack on both ends).
+		if grep -qs '^# peer-stacks:.*ours' selftests/vm/twovm-*.sh && [ -z "$only" ]; then
+			scripts/vm/run.sh --kver "$KVER" --all --two-vm --peer-stack ours \
+				> build/vm-run3.txt 2>&1
+			rc=$?
+			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run3.txt |
+				sed 's/^\(PASS\|FAIL\|peer: FAIL\): /&(peer ours) /')
+			[ $rc = 0 ] || grep -q '^FAIL' build/vm-run3.txt ||
+				count <<< "FAIL: two-vm run, peer ours (exit $rc)"
+		fi
 	fi
 fi
 [ $pending = 0 ] || echo "$pending pending (XFAIL: listed in selftests/vm/PENDING, not counted)"

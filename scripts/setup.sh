@@ -14,7 +14,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS="build-essential kmod bc linux-headers-amd64 qemu-system-x86 busybox-static
  libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev googletest libgtest-dev cmake pkg-config dkms
  rdma-core ibverbs-utils ibverbs-providers rdmacm-utils infiniband-diags perftest qperf
- gnuplot-nox iproute2 dwarves cpio xz-utils llvm python3 systemd git
+ gnuplot-nox iproute2 dwarves cpio xz-utils llvm python3 systemd git tcpdump
  iperf3 linux-source-6.1"
 
 missing=""

@@ -23,19 +23,27 @@ rxe_up() {
 	rdma link add rxe0 type rxe netdev eth0 || return 1
 }
 
-# The RoCE v2 GID index of an address as it shows in the GID table
-# (::ffff:a.b.c.d for IPv4), read with shell builtins only.
+# gid_index_of GID [TYPE]: the index of GID (as sysfs prints it, so
+# ::ffff:a.b.c.d for IPv4) whose gid_attrs/types entry is TYPE ("RoCE v2"
+# unless given; "IB/RoCE v1" for RoCE v1). Our rxe has a v1 and a v2 entry
+# per address, the stock one v2 only, so tests pick by type, never by value
+# alone. Shell builtins only.
 gid_index_of() {
-	want=$1
+	want=$1 wtype=${2:-RoCE v2}
 	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
 		read -r g <"$f" 2>/dev/null || continue
-		[ "$g" = "$want" ] && { echo "${f##*/}"; return 0; }
+		[ "$g" = "$want" ] || continue
+		gix=${f##*/}
+		read -r gty <"/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$gix" 2>/dev/null || continue
+		[ "$gty" = "$wtype" ] && { echo "$gix"; return 0; }
 	done
 	return 1
 }
 
 # pair NAME TIMEOUT SERVER-CMD... -- CLIENT-CMD...: runs a server in the
-# background and the client against it; both must exit 0.
+# background and the client against it; both must exit 0. A client refused
+# because the server is not listening yet (a loaded host starts it slowly)
+# tries again while the server runs.
 pair() {
 	name=$1 t=$2
 	shift 2
@@ -46,7 +54,12 @@ pair() {
 	timeout "$t" $srv >/tmp/pair.srv 2>&1 &
 	spid=$!
 	sleep 1
-	if timeout "$t" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		if timeout "$t" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
+		[ $crc != 0 ] && kill -0 $spid 2>/dev/null &&
+			grep -qiE 'refused|REJECTED|connect to' /tmp/pair.cli || break
+		sleep 2
+	done
 	if wait $spid; then src=0; else src=$?; fi
 	if [ $crc = 0 ] && [ $src = 0 ]; then
 		ok "$name"
@@ -55,6 +68,17 @@ pair() {
 		echo "  --- server:"; cat /tmp/pair.srv
 		echo "  --- client:"; cat /tmp/pair.cli
 	fi
+}
+
+# wait_for FILE PATTERN [TRIES]: until FILE has a line matching PATTERN
+# (0.3 s per try, 100 tries by default).
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt "${3:-100}" ] || return 1
+		sleep 0.3
+	done
 }
 
 finish() {
@@ -69,13 +93,14 @@ die() {
 	exit 1
 }
 
-# The RoCE v2 GID index of our IPv4 address on rxe0 (192.0.2.1, or .2 on
-# the peer VM of the two-VM mode), once the table has it.
+# ipv4_gid_index [TYPE]: the GID index of our IPv4 address on rxe0
+# (192.0.2.1, or .2 on the peer VM of the two-VM mode), of TYPE ("RoCE v2"
+# unless given), once the table has it.
 ipv4_gid_index() {
 	h=c000:0201
 	[ "${RDMA_KMOD_PEER_IP:-}" = 192.0.2.1 ] && h=c000:0202
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		gid_index_of 0000:0000:0000:0000:0000:ffff:$h && return 0
+		gid_index_of 0000:0000:0000:0000:0000:ffff:$h "${1:-RoCE v2}" && return 0
 		sleep 0.5
 	done
 	return 1
@@ -117,4 +142,44 @@ peer_exchange() {
 # peer_barrier: the next step starts only after both VMs finished the last.
 peer_barrier() {
 	[ -n "$(peer_exchange x)" ]
+}
+
+# wait_peer: the two-VM peer answers pings (up to a minute).
+wait_peer() {
+	wpn=0
+	until busybox ping -c 1 -W 1 "$RDMA_KMOD_PEER_IP" >/dev/null 2>&1; do
+		wpn=$((wpn + 1))
+		[ $wpn -lt 60 ] || die "peer $RDMA_KMOD_PEER_IP unreachable"
+	done
+}
+
+# step NAME SERVER-ROLE TIMEOUT CMD... (two-VM mode): the VM whose role is
+# SERVER-ROLE runs CMD, the other runs CMD PEER_IP, retrying while the
+# server is not listening yet (TCP: "Couldn't connect to"; rdma_cm: REJ
+# with reason 8, invalid service ID) or ARP is slow under load (rdma_cm
+# address resolution timeout). Both must exit 0; output in /tmp/step.out.
+step() {
+	name=$1 srole=$2 t=$3
+	shift 3
+	if [ "$RDMA_KMOD_ROLE" = "$srole" ]; then
+		side=server
+		timeout "$t" "$@" >/tmp/step.out 2>&1
+		rc=$?
+	else
+		side=client
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			sleep 1
+			timeout "$t" "$@" "$RDMA_KMOD_PEER_IP" >/tmp/step.out 2>&1
+			rc=$?
+			[ $rc = 0 ] && break
+			grep -qiE "connect to|EVENT_REJECTED, error 8|EVENT_ADDR_ERROR" \
+				/tmp/step.out || break
+		done
+	fi
+	if [ $rc = 0 ]; then
+		ok "$name ($side on $RDMA_KMOD_STACK)"
+	else
+		bad "$name ($side on $RDMA_KMOD_STACK, exit $rc)"
+		cat /tmp/step.out
+	fi
 }

@@ -163,6 +163,7 @@ unsigned long roce_gid_type_mask_support(struct ib_device *dev, u32 port)
 		mask |= BIT(IB_GID_TYPE_ROCE_UDP_ENCAP);
 	return mask;
 }
+EXPORT_SYMBOL(roce_gid_type_mask_support);
 
 static bool entry_matches(const struct ib_gid_table_entry *e,
 			  const union ib_gid *gid, enum ib_gid_type type,
@@ -428,31 +429,12 @@ void ib_cache_release_one(struct ib_device *device)
 
 	if (!device->port_data)
 		return;
+	ib_port_cache_release_one(device);
 	rdma_for_each_port(device, p) {
 		release_gid_table(device->port_data[p].cache.gid);
 		device->port_data[p].cache.gid = NULL;
 	}
 }
-
-int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
-			     enum ib_port_state *port_state)
-{
-	struct ib_port_attr attr;
-	int err;
-
-	err = ib_query_port(device, port_num, &attr);
-	if (!err)
-		*port_state = attr.state;
-	return err;
-}
-EXPORT_SYMBOL(ib_get_cached_port_state);
-
-int ib_get_cached_pkey(struct ib_device *device, u32 port_num, int index,
-		       u16 *pkey)
-{
-	return ib_query_pkey(device, port_num, index, pkey);
-}
-EXPORT_SYMBOL(ib_get_cached_pkey);
 
 int rdma_find_gid_by_port_index(struct ib_device *device,
 				const union ib_gid *gid,

@@ -307,7 +307,7 @@ static u16 cm_pkey_index(struct ib_device *device, u32 port_num, u16 pkey)
 
 	if (rdma_protocol_roce(device, port_num))
 		return 0;
-	if (ib_find_pkey(device, port_num, pkey, &index))
+	if (ib_find_cached_pkey(device, port_num, pkey, &index))
 		return 0;
 	return index;
 }

@@ -24,6 +24,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib.h>
 
+#include "core_priv.h"
 #include "cma_priv.h"
 
 MODULE_AUTHOR("rdma-kmod");
@@ -35,7 +36,6 @@ MODULE_LICENSE("Dual BSD/GPL");
 #define CMA_CM_MRA_SETTING		(IB_CM_MRA_FLAG_DELAY | CMA_CM_RESPONSE_TIMEOUT)
 #define CMA_IBOE_PACKET_LIFETIME	16
 #define CMA_VERSION			0x00
-#define RDMA_UDP_QKEY			0x01234567
 
 union cma_ip_addr {
 	struct in6_addr ip6;
@@ -73,7 +73,7 @@ static DEFINE_XARRAY(tcp_ps);
 static DEFINE_XARRAY(udp_ps);
 static DEFINE_XARRAY(ipoib_ps);
 static DEFINE_XARRAY(ib_ps);
-static struct workqueue_struct *cma_wq;
+struct workqueue_struct *cma_wq;
 
 static const char * const cma_events[] = {
 	[RDMA_CM_EVENT_ADDR_RESOLVED]	= "address resolved",
@@ -216,7 +216,7 @@ bool cma_comp_exch(struct rdma_id_private *id_priv,
 	return ret;
 }
 
-static void cma_id_get(struct rdma_id_private *id_priv)
+void cma_id_get(struct rdma_id_private *id_priv)
 {
 	refcount_inc(&id_priv->refcount);
 }
@@ -232,10 +232,69 @@ static void cma_dev_get(struct cma_device *cma_dev)
 	refcount_inc(&cma_dev->refcount);
 }
 
-static void cma_dev_put(struct cma_device *cma_dev)
+void cma_dev_put(struct cma_device *cma_dev)
 {
 	if (refcount_dec_and_test(&cma_dev->refcount))
 		complete(&cma_dev->comp);
+}
+
+/* The rdma_cm state of the device named @name, referenced, or NULL. */
+struct cma_device *cma_get_device_by_name(const char *name)
+{
+	struct cma_device *cma_dev, *found = NULL;
+
+	mutex_lock(&lock);
+	list_for_each_entry(cma_dev, &dev_list, list) {
+		if (!strcmp(dev_name(&cma_dev->device->dev), name)) {
+			cma_dev_get(cma_dev);
+			found = cma_dev;
+			break;
+		}
+	}
+	mutex_unlock(&lock);
+	return found;
+}
+
+enum ib_gid_type cma_get_default_gid_type(struct cma_device *cma_dev,
+					  u32 port)
+{
+	return READ_ONCE(cma_dev->default_gid_type[port -
+				rdma_start_port(cma_dev->device)]);
+}
+
+/*
+ * "IB/RoCE v1" arrives as IB_GID_TYPE_IB; on a RoCE port that means v1.
+ * Only a type the port's GID table carries can be the default.
+ */
+int cma_set_default_gid_type(struct cma_device *cma_dev, u32 port,
+			     enum ib_gid_type type)
+{
+	struct ib_device *device = cma_dev->device;
+
+	if (!rdma_is_port_valid(device, port))
+		return -EINVAL;
+	if (type == IB_GID_TYPE_IB && rdma_protocol_roce_eth_encap(device, port))
+		type = IB_GID_TYPE_ROCE;
+	if (!(roce_gid_type_mask_support(device, port) & BIT(type)))
+		return -EINVAL;
+	WRITE_ONCE(cma_dev->default_gid_type[port - rdma_start_port(device)],
+		   type);
+	return 0;
+}
+
+u8 cma_get_default_roce_tos(struct cma_device *cma_dev, u32 port)
+{
+	return READ_ONCE(cma_dev->default_roce_tos[port -
+				rdma_start_port(cma_dev->device)]);
+}
+
+int cma_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos)
+{
+	if (!rdma_is_port_valid(cma_dev->device, port))
+		return -EINVAL;
+	WRITE_ONCE(cma_dev->default_roce_tos[port -
+			rdma_start_port(cma_dev->device)], tos);
+	return 0;
 }
 
 static struct xarray *cma_pernet_xa(enum rdma_ucm_port_space ps)
@@ -316,6 +375,8 @@ static void cma_attach_to_dev(struct rdma_id_private *id_priv,
 	id_priv->id.route.addr.dev_addr.transport =
 		rdma_node_get_transport(cma_dev->device->node_type);
 	list_add_tail(&id_priv->dev_item, &cma_dev->id_list);
+	/* `rdma resource` counts the ids of a device. */
+	rdma_restrack_add(&id_priv->res);
 }
 
 static void cma_release_dev(struct rdma_id_private *id_priv)
@@ -324,6 +385,7 @@ static void cma_release_dev(struct rdma_id_private *id_priv)
 
 	mutex_lock(&lock);
 	if (id_priv->cma_dev) {
+		rdma_restrack_del(&id_priv->res);
 		list_del_init(&id_priv->dev_item);
 		cma_dev_put(id_priv->cma_dev);
 		id_priv->cma_dev = NULL;
@@ -334,12 +396,6 @@ static void cma_release_dev(struct rdma_id_private *id_priv)
 		dev_addr->sgid_attr = NULL;
 	}
 	mutex_unlock(&lock);
-}
-
-static enum ib_gid_type cma_port_gid_type(struct cma_device *cma_dev,
-					  u32 port)
-{
-	return cma_dev->default_gid_type[port - rdma_start_port(cma_dev->device)];
 }
 
 /*
@@ -357,6 +413,9 @@ static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 	u32 port;
 
 	lockdep_assert_held(&lock);
+	/* The IPoIB port space belongs to InfiniBand ports, never to RoCE. */
+	if (id_priv->id.ps == RDMA_PS_IPOIB)
+		return -EINVAL;
 	if (rdma_ip2gid(cma_src_addr(id_priv), &gid))
 		return -EAFNOSUPPORT;
 	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
@@ -375,7 +434,7 @@ static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 			if (!rdma_protocol_roce(cma_dev->device, port))
 				continue;
 			sgid_attr = rdma_find_gid_by_port(cma_dev->device, &gid,
-						cma_port_gid_type(cma_dev, port),
+						cma_get_default_gid_type(cma_dev, port),
 						port, ndev);
 			if (IS_ERR(sgid_attr))
 				continue;
@@ -421,9 +480,11 @@ __rdma_create_id(struct net *net, rdma_cm_event_handler event_handler,
 	INIT_LIST_HEAD(&id_priv->dev_item);
 	INIT_LIST_HEAD(&id_priv->listen_any_item);
 	INIT_LIST_HEAD(&id_priv->listen_ents);
+	INIT_LIST_HEAD(&id_priv->mc_list);
 	INIT_HLIST_NODE(&id_priv->node);
 	id_priv->seq_num = get_random_u32() & 0xffffff;
 	id_priv->id.route.addr.dev_addr.net = get_net(net);
+	rdma_restrack_new(&id_priv->res, RDMA_RESTRACK_CM_ID);
 	return id_priv;
 }
 
@@ -439,6 +500,7 @@ __rdma_create_kernel_id(struct net *net, rdma_cm_event_handler event_handler,
 	id_priv = __rdma_create_id(net, event_handler, context, ps, qp_type);
 	if (IS_ERR(id_priv))
 		return ERR_CAST(id_priv);
+	rdma_restrack_set_name(&id_priv->res, caller);
 	return &id_priv->id;
 }
 EXPORT_SYMBOL(__rdma_create_kernel_id);
@@ -456,6 +518,7 @@ struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
 				   context, ps, qp_type);
 	if (IS_ERR(id_priv))
 		return ERR_CAST(id_priv);
+	rdma_restrack_set_name(&id_priv->res, NULL);
 	return &id_priv->id;
 }
 EXPORT_SYMBOL(rdma_create_user_id);
@@ -525,6 +588,7 @@ static void _destroy_id(struct rdma_id_private *id_priv,
 			enum rdma_cm_state state)
 {
 	cma_cancel_operation(id_priv, state);
+	cma_leave_all_mcast(id_priv);
 
 	if (id_priv->cm_id_ib) {
 		ib_destroy_cm_id(id_priv->cm_id_ib);
@@ -539,6 +603,8 @@ static void _destroy_id(struct rdma_id_private *id_priv,
 	wait_for_completion(&id_priv->comp);
 	/* Work still queued holds a reference: none is left here. */
 	cma_release_dev(id_priv);
+	/* Also an id that never had a device holds its owner task. */
+	rdma_restrack_del(&id_priv->res);
 
 	kfree(id_priv->id.route.path_rec);
 	put_net(id_priv->id.route.addr.dev_addr.net);
@@ -575,8 +641,12 @@ EXPORT_SYMBOL(rdma_destroy_id);
 
 /* ------------------------------------------------------------ binding */
 
-static bool cma_addrs_conflict(struct rdma_id_private *a,
-			       struct rdma_id_private *b)
+/*
+ * Does b's address clash with a's on one port? As upstream: a wildcard
+ * overlaps everything (-EADDRNOTAVAIL), one address twice is -EADDRINUSE.
+ */
+static int cma_addrs_conflict(struct rdma_id_private *a,
+			      struct rdma_id_private *b)
 {
 	struct sockaddr *sa = cma_src_addr(a), *sb = cma_src_addr(b);
 
@@ -585,10 +655,10 @@ static bool cma_addrs_conflict(struct rdma_id_private *a,
 		if (sa->sa_family != sb->sa_family &&
 		    ((sa->sa_family == AF_INET6 && a->afonly) ||
 		     (sb->sa_family == AF_INET6 && b->afonly)))
-			return false;
-		return true;
+			return 0;
+		return -EADDRNOTAVAIL;
 	}
-	return cma_addr_equal(sa, sb);
+	return cma_addr_equal(sa, sb) ? -EADDRINUSE : 0;
 }
 
 /* Would id_priv on bind_list clash with an existing owner? lock held. */
@@ -596,6 +666,7 @@ static int cma_check_port(struct rdma_bind_list *bind_list,
 			  struct rdma_id_private *id_priv, bool reuseaddr)
 {
 	struct rdma_id_private *cur;
+	int ret;
 
 	hlist_for_each_entry(cur, &bind_list->owners, node) {
 		if (cur == id_priv)
@@ -603,8 +674,9 @@ static int cma_check_port(struct rdma_bind_list *bind_list,
 		if (reuseaddr && cur->reuseaddr &&
 		    cur->state != RDMA_CM_LISTEN)
 			continue;
-		if (cma_addrs_conflict(id_priv, cur))
-			return -EADDRINUSE;
+		ret = cma_addrs_conflict(id_priv, cur);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -838,8 +910,7 @@ u8 cma_tos(struct rdma_id_private *id_priv)
 {
 	if (id_priv->tos_set || !id_priv->cma_dev)
 		return id_priv->tos;
-	return id_priv->cma_dev->default_roce_tos[id_priv->id.port_num -
-			rdma_start_port(id_priv->id.device)];
+	return cma_get_default_roce_tos(id_priv->cma_dev, id_priv->id.port_num);
 }
 
 /* The RoCE path record, built from the GIDs and the netdev. */
@@ -1682,6 +1753,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 		ret = PTR_ERR(conn_id);
 		goto err_unlock_listen;
 	}
+	rdma_restrack_parent_name(&conn_id->res, &listen_id->res);
 	conn_id->state = RDMA_CM_CONNECT;
 	conn_id->afonly = listen_id->afonly;
 	conn_id->tos = listen_id->tos;
@@ -2202,18 +2274,6 @@ int rdma_disconnect(struct rdma_cm_id *id)
 }
 EXPORT_SYMBOL(rdma_disconnect);
 
-int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
-			u8 join_state, void *context)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL(rdma_join_multicast);
-
-void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
-{
-}
-EXPORT_SYMBOL(rdma_leave_multicast);
-
 /* ------------------------------------------------------------ client */
 
 static int cma_add_one(struct ib_device *device)
@@ -2365,15 +2425,23 @@ static int __init cma_init(void)
 	if (!cma_wq)
 		return -ENOMEM;
 	ret = ib_register_client(&cma_client);
-	if (ret) {
-		destroy_workqueue(cma_wq);
-		return ret;
-	}
+	if (ret)
+		goto err_wq;
+	ret = cma_configfs_init();
+	if (ret)
+		goto err_client;
 	return 0;
+
+err_client:
+	ib_unregister_client(&cma_client);
+err_wq:
+	destroy_workqueue(cma_wq);
+	return ret;
 }
 
 static void __exit cma_cleanup(void)
 {
+	cma_configfs_exit();
 	ib_unregister_client(&cma_client);
 	destroy_workqueue(cma_wq);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * rdma_cm internals shared by cma.c and cma_iw.c (the iWARP half).
+ * rdma_cm internals shared by cma.c, cma_iw.c (the iWARP half),
+ * cma_mcast.c and cma_configfs.c.
  */
 #ifndef RDMA_KMOD_CMA_PRIV_H
 #define RDMA_KMOD_CMA_PRIV_H
@@ -12,6 +13,9 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
+
+/* The Q_Key of rdma_cm's UD ids (port space UDP), as upstream. */
+#define RDMA_UDP_QKEY		0x01234567
 
 enum rdma_cm_state {
 	RDMA_CM_IDLE,
@@ -61,10 +65,11 @@ struct rdma_id_private {
 	struct list_head dev_item;	/* in cma_dev->id_list */
 	struct list_head listen_any_item; /* in listen_any_list */
 	struct list_head listen_ents;	/* struct cma_listen_ent */
+	struct list_head mc_list;	/* joined groups, under lock */
 	struct cma_device *cma_dev;
 
 	enum rdma_cm_state state;
-	spinlock_t lock;		/* protects state */
+	spinlock_t lock;		/* protects state and mc_list */
 	struct mutex qp_mutex;
 	struct completion comp;
 	refcount_t refcount;
@@ -94,11 +99,13 @@ struct rdma_id_private {
 	struct rdma_ucm_ece ece;
 };
 
-/* cma.c helpers the iWARP half uses. */
+/* cma.c internals the other parts of rdma_cm use. */
+extern struct workqueue_struct *cma_wq;
 struct sockaddr *cma_src_addr(struct rdma_id_private *id_priv);
 struct sockaddr *cma_dst_addr(struct rdma_id_private *id_priv);
 bool cma_comp_exch(struct rdma_id_private *id_priv,
 		   enum rdma_cm_state comp, enum rdma_cm_state exch);
+void cma_id_get(struct rdma_id_private *id_priv);
 void cma_id_put(struct rdma_id_private *id_priv);
 u8 cma_tos(struct rdma_id_private *id_priv);
 int cma_attach_to_device(struct rdma_id_private *id_priv,
@@ -130,5 +137,21 @@ int cma_iw_connect(struct rdma_id_private *id_priv,
 		   struct rdma_conn_param *conn_param);
 int cma_iw_accept(struct rdma_id_private *id_priv,
 		  struct rdma_conn_param *conn_param);
+
+/* cma_mcast.c */
+void cma_leave_all_mcast(struct rdma_id_private *id_priv);
+
+/* Per-port defaults, for configfs (cma_configfs.c). */
+struct cma_device *cma_get_device_by_name(const char *name);
+void cma_dev_put(struct cma_device *cma_dev);
+enum ib_gid_type cma_get_default_gid_type(struct cma_device *cma_dev,
+					  u32 port);
+int cma_set_default_gid_type(struct cma_device *cma_dev, u32 port,
+			     enum ib_gid_type type);
+u8 cma_get_default_roce_tos(struct cma_device *cma_dev, u32 port);
+int cma_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos);
+
+int cma_configfs_init(void);
+void cma_configfs_exit(void);
 
 #endif /* RDMA_KMOD_CMA_PRIV_H */

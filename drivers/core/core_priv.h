@@ -46,6 +46,11 @@ int rdma_compatdev_set(u8 enable);
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);
 
+/* port_cache.c */
+int ib_port_cache_setup_one(struct ib_device *device);
+void ib_port_cache_release_one(struct ib_device *device);
+void ib_port_cache_event(const struct ib_event *event);
+
 /* cache.c */
 int ib_cache_setup_one(struct ib_device *device);
 void ib_cache_cleanup_one(struct ib_device *device);

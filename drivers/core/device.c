@@ -886,6 +886,9 @@ int ib_register_device(struct ib_device *device, const char *name,
 	ret = ib_cache_setup_one(device);
 	if (ret)
 		goto err_name;
+	ret = ib_port_cache_setup_one(device);
+	if (ret)
+		goto err_cache;
 
 	ret = rdma_restrack_init(device);
 	if (ret)
@@ -1057,6 +1060,8 @@ static void ib_event_work_fn(struct work_struct *_work)
 	struct ib_device *dev = work->event.device;
 	struct ib_event_handler *handler;
 
+	/* Handlers read the port cache: refresh it first. */
+	ib_port_cache_event(&work->event);
 	down_read(&dev->event_handler_rwsem);
 	list_for_each_entry(handler, &dev->event_handler_list, list)
 		handler->handler(handler, &work->event);

@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include "core_priv.h"
+#include "cma_priv.h"
 
 struct rdma_restrack_root {
 	struct xarray xa[RDMA_RESTRACK_MAX];
@@ -75,6 +76,8 @@ static struct ib_device *res_to_dev(struct rdma_restrack_entry *res)
 		return container_of(res, struct ib_ucontext, res)->device;
 	case RDMA_RESTRACK_SRQ:
 		return container_of(res, struct ib_srq, res)->device;
+	case RDMA_RESTRACK_CM_ID:
+		return container_of(res, struct rdma_id_private, res)->id.device;
 	default:
 		return NULL;
 	}

@@ -9,8 +9,15 @@
 
 int ib_get_cached_pkey(struct ib_device *device, u32 port_num, int index,
 		       u16 *pkey);
+int ib_find_cached_pkey(struct ib_device *device, u32 port_num, u16 pkey,
+			u16 *index);
+int ib_find_exact_cached_pkey(struct ib_device *device, u32 port_num,
+			      u16 pkey, u16 *index);
+int ib_get_cached_lmc(struct ib_device *device, u32 port_num, u8 *lmc);
 int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
 			     enum ib_port_state *port_state);
+int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
+				u64 *sn_pfx);
 const struct ib_gid_attr *rdma_find_gid_by_port(struct ib_device *device,
 						const union ib_gid *gid,
 						enum ib_gid_type gid_type,

@@ -14,10 +14,11 @@ mkdir -p /mnt/out /dev/pts /dev/shm
 mount -t 9p -o trans=virtio,version=9p2000.L out /mnt/out
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t configfs configfs /sys/kernel/config 2>/dev/null
+# As systemd does at boot: configfs is a module, its mount point comes with it.
+modprobe configfs && mount -t configfs configfs /sys/kernel/config
 OUT=/mnt/out
 . $OUT/run.env
-export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_SHARED=$OUT
+export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_PEER_STACK RDMA_KMOD_SHARED=$OUT
 export HOME=/root
 exec > $OUT/guest.log 2>&1
 if [ ! -d "$RDMA_KMOD_SRC/scripts" ]; then
@@ -72,10 +73,19 @@ check_no_intree() {
 	return 1
 }
 
-cleanup() {
+# What a test may leave behind: rdma links, rdma_cm configfs directories
+# (they pin rdma_cm).
+drop_leftovers() {
 	for l in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' | sort -u); do
 		rdma link delete "$l" 2>/dev/null
 	done
+	for d in /sys/kernel/config/rdma_cm/*/; do
+		[ -d "$d" ] && rmdir "$d"
+	done
+}
+
+cleanup() {
+	drop_leftovers
 	# Unload everything RDMA, users first; a few passes settle the order.
 	for pass in 1 2 3 4 5; do
 		left=""
@@ -123,9 +133,7 @@ for t in $RDMA_KMOD_TESTS; do
 	if timeout -k 5 $RDMA_KMOD_TEST_TIMEOUT sh $t; then r=PASS; else r=FAIL; fi
 	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then r=FAIL; fi
 	# Each test leaves no device behind for the next one.
-	for l in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' | sort -u); do
-		rdma link delete "$l" 2>/dev/null
-	done
+	drop_leftovers
 	# A test listed in selftests/vm/PENDING documents work not done yet:
 	# its failure is reported (XFAIL) but does not fail the run.
 	if [ $r = FAIL ] &&

@@ -77,12 +77,24 @@ gather_modules() {
 	rm -rf "$root"
 }
 
-# Resolve test names to paths.
+# Resolve test names to paths. With --all in two-VM mode, a twovm test runs
+# against the peer stacks its "# peer-stacks: ..." line names (stock if it
+# has none).
+peer_stacks() {
+	local s
+	s=$(sed -n 's/^# peer-stacks: *//p' "$1" | head -n 1)
+	echo " ${s:-stock} "
+}
 list=""
 if [ $all = 1 ]; then
 	for f in "$top"/selftests/vm/*.sh; do
 		case "$(basename "$f")" in
-		twovm-*) [ $twovm = 1 ] && list="$list $f" ;;
+		twovm-*)
+			[ $twovm = 1 ] || continue
+			case "$(peer_stacks "$f")" in
+			*" $peer_stack "*) list="$list $f" ;;
+			esac
+			;;
 		*) [ $twovm = 1 ] || list="$list $f" ;;
 		esac
 	done
@@ -117,7 +129,7 @@ fi
 
 # One VM per side; UDP socket link between them (or to nowhere for one VM).
 base_port=$(( 20000 + ($$ % 2000) * 4 ))
-start_vm() { # side(1|2) stack role ip ip6 peer_ip
+start_vm() { # side(1|2) stack role ip ip6 peer_ip peer_stack
 	local side=$1 vstack=$2 role=$3 out=$run_dir/vm$1
 	mkdir -p "$out"
 	gather_modules "$out/modules" "$vstack" || return 1
@@ -130,6 +142,7 @@ RDMA_KMOD_ROLE=$role
 RDMA_KMOD_IP=$4
 RDMA_KMOD_IP6=$5
 RDMA_KMOD_PEER_IP=$6
+RDMA_KMOD_PEER_STACK=$7
 RDMA_KMOD_MODULES=/mnt/out/modules
 RDMA_KMOD_TESTS="$(for t in $list; do case $t in $run_dir/*) echo -n " /mnt/out/../cmd.sh" ;; *) echo -n " $t" ;; esac; done)"
 RDMA_KMOD_TEST_TIMEOUT=$test_timeout
@@ -156,12 +169,12 @@ ENV
 
 start=$(date +%s)
 if [ $twovm = 1 ]; then
-	start_vm 2 "$peer_stack" server 192.0.2.2 2001:db8::2 192.0.2.1 &
+	start_vm 2 "$peer_stack" server 192.0.2.2 2001:db8::2 192.0.2.1 "$stack" &
 	peer=$!
-	start_vm 1 "$stack" client 192.0.2.1 2001:db8::1 192.0.2.2
+	start_vm 1 "$stack" client 192.0.2.1 2001:db8::1 192.0.2.2 "$peer_stack"
 	wait $peer
 else
-	start_vm 1 "$stack" single 192.0.2.1 2001:db8::1 ""
+	start_vm 1 "$stack" single 192.0.2.1 2001:db8::1 "" ""
 fi
 qrc=$?
 

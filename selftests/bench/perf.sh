@@ -7,11 +7,8 @@
 set -u
 modprobe rdma_rxe && modprobe ib_uverbs && rdma link add rxe0 type rxe netdev eth0 || exit 1
 sleep 1
-g4=""
-for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-	read -r g <"$f"
-	[ "$g" = 0000:0000:0000:0000:0000:ffff:c000:0201 ] && g4=${f##*/}
-done
+. "$RDMA_KMOD_SRC/selftests/lib.sh"
+g4=$(gid_index_of 0000:0000:0000:0000:0000:ffff:c000:0201) || exit 1
 o="-d rxe0 -x $g4 -F"
 
 # run_pt TEST SIZE ITERS: server in the background, client prints the table.

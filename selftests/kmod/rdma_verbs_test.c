@@ -21,6 +21,9 @@ MODULE_LICENSE("Dual BSD/GPL");
 static char *dev_name_param = "rxe0";
 module_param_named(dev, dev_name_param, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to test");
+static bool roce_v1_param;
+module_param_named(roce_v1, roce_v1_param, bool, 0444);
+MODULE_PARM_DESC(roce_v1, "use the IPv4 RoCE v1 GID (default: RoCE v2)");
 
 #define BUF_SIZE	(4 * PAGE_SIZE)
 #define SEND_LEN	3000	/* more than one 1024-byte MTU packet */
@@ -99,7 +102,8 @@ static int vt_find_gid(struct vt_ctx *c)
 		attr = rdma_get_gid_attr(c->dev, 1, i);
 		if (IS_ERR(attr))
 			continue;
-		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		if (attr->gid_type == (roce_v1_param ? IB_GID_TYPE_ROCE :
+				       IB_GID_TYPE_ROCE_UDP_ENCAP) &&
 		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
 			rdma_put_gid_attr(attr);
 			return i;

@@ -20,6 +20,7 @@ run rdma dev show
 run ibv_devices
 run ibstat rxe0 || exit 1
 run ibstat -l
-run cat /sys/class/infiniband/rxe0/ports/1/gids/1 /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/1
+# the GID table: per address a RoCE v1 and a RoCE v2 entry
+run sh -c 'ibv_devinfo -v -d rxe0 | grep GID'
 run rdma link delete rxe0 || exit 1
 run rdma link show

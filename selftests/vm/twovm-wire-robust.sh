@@ -12,6 +12,11 @@
 # SEND completed with its bytes, the buffer is unchanged, A and B are in
 # error, and every drop was counted (rx_drops, out_of_seq_request,
 # bad_pkey_cntr, qkey_viol_cntr). The runner checks dmesg for splats.
+#
+# When vm1 runs our stack, a second round does the same in RoCE v1: the
+# target's QPs use its RoCE v1 GID, the attacker sends raw 0x8915 frames
+# (bad ICRC, GRH IPVer and NxtHdr, PayLen short and long, a DGID not ours,
+# then one valid SEND that must be ACKed in RoCE v1).
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
@@ -21,11 +26,7 @@ DEST_QPN=0x4242 PSN_A=0x123456 PSN_B=0xfffffe QKEY=0x11111111
 # b"rdma-kmod wire-robust valid s", sent by roce_inject.py robust
 VALID_HEX=72646d612d6b6d6f6420776972652d726f627573742076616c69642073
 
-i=0
-until busybox ping -c 1 -W 1 "$RDMA_KMOD_PEER_IP" >/dev/null 2>&1; do
-	i=$((i + 1))
-	[ $i -lt 60 ] || die "peer $RDMA_KMOD_PEER_IP unreachable"
-done
+wait_peer
 
 if [ "$RDMA_KMOD_ROLE" = server ]; then
 	# the attacker: no rxe here (an earlier test may have loaded one;
@@ -41,6 +42,16 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 		bad "attacker"
 	fi
 	cat /tmp/inj.out
+	if [ "${RDMA_KMOD_PEER_STACK:-}" = ours ]; then
+		if $inject robust-v1 --peer "$RDMA_KMOD_PEER_IP" --psn-a $PSN_A \
+			--dest-qpn $DEST_QPN --info-port 7473 --done-port 7474 \
+			>/tmp/inj.out 2>&1; then
+			ok "attacker, RoCE v1: every reply as IBA says"
+		else
+			bad "attacker, RoCE v1"
+		fi
+		cat /tmp/inj.out
+	fi
 	finish
 	exit
 fi
@@ -51,6 +62,7 @@ dev=/sys/class/infiniband/rxe0
 oos_file=$dev/ports/1/hw_counters/out_of_seq_request
 
 # snap PREFIX: rx_drops and out_of_seq_request into ${PREFIX}_<reason>
+# (the grh reason exists on our stack only)
 snap() {
 	if [ -r $dev/rx_drops ]; then
 		while read -r k v; do
@@ -63,26 +75,34 @@ snap() {
 snap before
 
 [ -x "$tools/rxe_wire_target" ] || die "$tools/rxe_wire_target missing (make tools)"
-rm -f /tmp/wr.in
-mkfifo /tmp/wr.in
-"$tools/rxe_wire_target" rxe0 "$gi" "$RDMA_KMOD_PEER_IP" $DEST_QPN \
-	$PSN_A $PSN_B $QKEY </tmp/wr.in >/tmp/wr.out 2>&1 &
-tpid=$!
-exec 3>/tmp/wr.in
-info=""
-for _ in $(seq 100); do
-	read -r info </tmp/wr.out 2>/dev/null
-	case "$info" in INFO*|FATAL*) break ;; esac
-	sleep 0.2
-done
-case "$info" in
-INFO*) ok "target up: $info" ;;
-*) cat /tmp/wr.out; die "target did not start" ;;
-esac
 
-$inject rv-put 7471 "$info" --timeout 180 || bad "attacker never fetched the target info"
-res=$($inject rv-get "$RDMA_KMOD_PEER_IP" 7472 --timeout 240)
-expect_eq "attacker finished, its checks passed" "$res" "DONE 0"
+# target GID_INDEX INFO_PORT DONE_PORT: starts rxe_wire_target (commands on
+# fd 3, output in /tmp/wr.out, pid in $tpid), hands its INFO line and our
+# MAC to the attacker and waits for the attacker's verdict.
+target() {
+	rm -f /tmp/wr.in
+	mkfifo /tmp/wr.in
+	"$tools/rxe_wire_target" rxe0 "$1" "$RDMA_KMOD_PEER_IP" $DEST_QPN \
+		$PSN_A $PSN_B $QKEY </tmp/wr.in >/tmp/wr.out 2>&1 &
+	tpid=$!
+	exec 3>/tmp/wr.in
+	info=""
+	for _ in $(seq 100); do
+		read -r info </tmp/wr.out 2>/dev/null
+		case "$info" in INFO*|FATAL*) break ;; esac
+		sleep 0.2
+	done
+	case "$info" in
+	INFO*) ok "target up: $info" ;;
+	*) cat /tmp/wr.out; die "target did not start" ;;
+	esac
+	read -r mac </sys/class/net/eth0/address
+	$inject rv-put "$2" "$info $mac" --timeout 180 ||
+		bad "attacker never fetched the target info"
+	res=$($inject rv-get "$RDMA_KMOD_PEER_IP" "$3" --timeout 240)
+	expect_eq "attacker finished, its checks passed" "$res" "DONE 0"
+}
+target "$gi" 7471 7472
 
 printf 'poll\nstate\ncheck\nport\nquit\n' >&3
 exec 3>&-
@@ -117,6 +137,34 @@ if [ -r $dev/rx_drops ]; then
 		"icrc 1 opcode 3 version 1 qpn 1 qp_type 1 qp_state 1 length 3 dgid 0"
 else
 	[ "$RDMA_KMOD_STACK" = stock ] || bad "no $dev/rx_drops"
+fi
+
+if [ "$RDMA_KMOD_STACK" = ours ]; then
+	g1=$(ipv4_gid_index "IB/RoCE v1") || die "no IPv4 RoCE v1 GID"
+	read -r v1rx_before <$dev/ports/1/hw_counters/rcvd_pkts_roce_v1
+	read -r v1tx_before <$dev/ports/1/hw_counters/sent_pkts_roce_v1
+	snap before
+	target "$g1" 7473 7474
+	printf 'poll\nstate\nquit\n' >&3
+	exec 3>&-
+	wait $tpid || bad "RoCE v1 target exit status"
+	out=$(cat /tmp/wr.out)
+	echo "$out" | sed 's/^/  target v1: /'
+	# shellcheck disable=SC2086
+	set -- $info
+	expect_eq "RoCE v1: exactly the valid SEND completed, with its bytes" \
+		"$(echo "$out" | grep '^wc ')" \
+		"wc qp=$2 status=0 opcode=128 len=29 data=$VALID_HEX"
+	snap after
+	got="icrc $((after_icrc - before_icrc)) grh $((after_grh - before_grh))"
+	got="$got length $((after_length - before_length)) dgid $((after_dgid - before_dgid))"
+	got="$got opcode $((after_opcode - before_opcode)) qpn $((after_qpn - before_qpn))"
+	expect_eq "RoCE v1: rx_drops counted each drop by reason" "$got" \
+		"icrc 1 grh 2 length 2 dgid 1 opcode 0 qpn 0"
+	read -r v1rx <$dev/ports/1/hw_counters/rcvd_pkts_roce_v1
+	read -r v1tx <$dev/ports/1/hw_counters/sent_pkts_roce_v1
+	expect_eq "RoCE v1: one frame accepted, one ACK sent" \
+		"$((v1rx - v1rx_before)) $((v1tx - v1tx_before))" "1 1"
 fi
 rdma link delete rxe0 || bad "link delete"
 finish

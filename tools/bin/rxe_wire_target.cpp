@@ -10,15 +10,23 @@
 //   poll   -> one "wc ..." line per completion, then "end"
 //   check  -> "buffer unchanged" or "buffer CHANGED"
 //   port   -> "port bad_pkey_cntr <n> qkey_viol_cntr <n>"
+//   probe  -> a third RC QP (C) to the same address, with a short local ACK
+//             timeout and retry_cnt 2, sends one message and waits (up to
+//             2 min) for its completion: "probe status=<ibv_wc_status>" or
+//             "probe timeout". Against a peer that never answers (the
+//             stock rxe for a RoCE v1 GID) the status is RETRY_EXC_ERR (12).
 //   quit
 // Usage: rxe_wire_target DEV GID_INDEX REMOTE_IPV4 DEST_QPN PSN_A PSN_B QKEY
+// The GID index picks the RoCE version (its gid_attrs/types entry).
 #include <infiniband/verbs.h>
 #include <arpa/inet.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -99,7 +107,8 @@ void post_recv(Target &t, ibv_qp *qp, int slot)
 }
 
 void rc_connect(ibv_qp *qp, int gid_index, const ibv_gid &dgid,
-		uint32_t dest_qpn, uint32_t psn)
+		uint32_t dest_qpn, uint32_t psn, uint8_t timeout = 14,
+		uint8_t retry_cnt = 7)
 {
 	ibv_qp_attr a = {};
 
@@ -132,8 +141,8 @@ void rc_connect(ibv_qp *qp, int gid_index, const ibv_gid &dgid,
 	a = {};
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.timeout = timeout;
+	a.retry_cnt = retry_cnt;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
@@ -202,6 +211,42 @@ void poll_all(Target &t)
 	if (n < 0)
 		std::printf("poll failed\n");
 	std::printf("end\n");
+}
+
+// QP C: one SEND to a peer that may never answer; prints its outcome.
+void probe(Target &t, int gid_index, const ibv_gid &dgid, uint32_t dest_qpn)
+{
+	ibv_qp *qp = make_qp(t, IBV_QPT_RC);
+	ibv_sge sge = {};
+	ibv_send_wr wr = {}, *bad = nullptr;
+	ibv_wc wc = {};
+	timespec start, now;
+	int n = 0;
+
+	// 4.096 us << 12: 17 ms per try, three tries
+	rc_connect(qp, gid_index, dgid, dest_qpn, 0, 12, 2);
+	sge.addr = reinterpret_cast<uintptr_t>(t.buf.data());
+	sge.length = 64;
+	sge.lkey = t.mr->lkey;
+	wr.wr_id = 0xc;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(qp, &wr, &bad))
+		die("ibv_post_send");
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		n = ibv_poll_cq(t.cq, 1, &wc);
+		if (n == 0)
+			usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((n == 0 || wc.wr_id != 0xc) && now.tv_sec - start.tv_sec < 120);
+	if (n > 0 && wc.wr_id == 0xc)
+		std::printf("probe status=%d\n", wc.status);
+	else
+		std::printf("probe timeout\n");
+	ibv_destroy_qp(qp);
 }
 
 } // namespace
@@ -294,6 +339,8 @@ int main(int argc, char **argv)
 			else
 				std::printf("port bad_pkey_cntr %u qkey_viol_cntr %u\n",
 					    pa.bad_pkey_cntr, pa.qkey_viol_cntr);
+		} else if (line == "probe") {
+			probe(t, gid_index, dgid, dest_qpn);
 		} else if (line == "quit") {
 			break;
 		} else if (!line.empty()) {

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -326,6 +327,33 @@ TEST_F(BadInput, SysSetBadMode)
 	EXPECT_ERRNO(EINVAL, raw(nldev_type(RDMA_NLDEV_CMD_SYS_SET), NLM_F_REQUEST | NLM_F_ACK, b));
 	EXPECT_ERRNO(EINVAL, raw(nldev_type(RDMA_NLDEV_CMD_SYS_SET), NLM_F_REQUEST | NLM_F_ACK, {}))
 		<< "SYS_SET without NETNS_MODE";
+}
+
+// `rdma dev set DEV netns NS`: soft devices cannot move (upstream moves
+// only devices whose driver can disassociate user contexts), so a valid
+// namespace is EOPNOTSUPP; a descriptor that is not a namespace is refused
+// first.
+TEST_F(BadInput, SetNetnsRefused)
+{
+	uint32_t idx = existing_index();
+	int ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int notns = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(ns, 0);
+	ASSERT_GE(notns, 0);
+
+	auto set_fd = [&](uint32_t fd) {
+		std::vector<uint8_t> b;
+		a_u32(b, RDMA_NLDEV_ATTR_DEV_INDEX, idx);
+		a_u32(b, RDMA_NLDEV_NET_NS_FD, fd);
+		return raw(nldev_type(RDMA_NLDEV_CMD_SET), NLM_F_REQUEST | NLM_F_ACK, b);
+	};
+	EXPECT_ERRNO(EOPNOTSUPP, set_fd(ns));
+	EXPECT_ERRNO(EINVAL, set_fd(notns));
+	EXPECT_ERRNO(EBADF, set_fd(0x7ffffff0));
+	close(ns);
+	close(notns);
+	DevInfo d;
+	EXPECT_OK(nldev_get(nl, idx, d)) << "the device is still here";
 }
 
 // Results of the unprivileged child, in this order.

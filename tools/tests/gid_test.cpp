@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // Gid: the RoCE GID table follows the netdev's addresses (ABI.md §3.2):
-// index 0 = fe80::EUI-64, one "RoCE v2" entry per IPv4 (::ffff:a.b.c.d) and
-// IPv6 address, added/removed within 1 s of `ip addr add/del`.
+// index 0 = fe80::EUI-64, one entry per GID type per IPv4 (::ffff:a.b.c.d)
+// and IPv6 address, added/removed within 1 s of `ip addr add/del`. The stock
+// rxe has RoCE v2 entries only; ours supports RoCE v1 too and, as hardware
+// RoCE ports do, puts per address the "IB/RoCE v1" entry, then "RoCE v2".
 #include <cerrno>
 
 #include "fixture.h"
 
 using rk::gid_sysfs;
+using rk::is_stock;
 using rk::ib_port_path;
 using rk::ip_to_gid;
 using rk::link_local_gid;
@@ -36,18 +39,38 @@ protected:
 		std::vector<unsigned> idx;
 		bool ok = poll_until([&] {
 			idx = gid_indices(ib, 1, g);
-			return want ? idx.size() == 1 : idx.empty();
+			return want ? idx.size() == want_types().size() : idx.empty();
 		});
 		ASSERT_TRUE(ok) << gid_sysfs(g) << " found at " << idx.size() << " indices";
 		if (!want)
 			return;
+		expect_entries(idx);
+		EXPECT_GE(idx[0], want_types().size())
+			<< "the first indices are reserved for the link-local GID";
+	}
+
+	// One entry per supported type, in hardware order, adjacent.
+	static std::vector<std::string> want_types()
+	{
+		if (is_stock())
+			return {"RoCE v2\n"};
+		return {"IB/RoCE v1\n", "RoCE v2\n"};
+	}
+
+	void expect_entries(const std::vector<unsigned> &idx)
+	{
 		const std::string pp = ib_port_path(ib, 1);
+		std::vector<std::string> types;
 		std::string v;
-		ASSERT_OK(read_sysfs(pp + "/gid_attrs/types/" + std::to_string(idx[0]), v));
-		EXPECT_EQ("RoCE v2\n", v) << "rxe has RoCE v2 GIDs only";
-		ASSERT_OK(read_sysfs(pp + "/gid_attrs/ndevs/" + std::to_string(idx[0]), v));
-		EXPECT_EQ(nd + "\n", v);
-		EXPECT_NE(0u, idx[0]) << "index 0 is reserved for the link-local GID";
+
+		for (size_t i = 0; i < idx.size(); i++) {
+			EXPECT_EQ(idx[0] + i, idx[i]) << "entries of one address adjacent";
+			ASSERT_OK(read_sysfs(pp + "/gid_attrs/types/" + std::to_string(idx[i]), v));
+			types.push_back(v);
+			ASSERT_OK(read_sysfs(pp + "/gid_attrs/ndevs/" + std::to_string(idx[i]), v));
+			EXPECT_EQ(nd + "\n", v);
+		}
+		EXPECT_EQ(want_types(), types);
 	}
 
 	const std::string nd = "rkt_gid";
@@ -64,12 +87,12 @@ TEST_F(Gid, IndexZeroIsLinkLocal)
 	ASSERT_TRUE(poll_until([&] {
 		return read_sysfs(pp + "/gids/0", v).ok() && v == gid_sysfs(ll);
 	})) << "gids/0 = '" << v << "', want " << gid_sysfs(ll);
-	ASSERT_OK(read_sysfs(pp + "/gid_attrs/types/0", v));
-	EXPECT_EQ("RoCE v2\n", v);
-	ASSERT_OK(read_sysfs(pp + "/gid_attrs/ndevs/0", v));
-	EXPECT_EQ(nd + "\n", v);
-	// The IPv6 link-local address of the netdev is the same GID: listed once.
-	EXPECT_EQ(std::vector<unsigned>{0}, gid_indices(ib, 1, ll));
+	// The IPv6 link-local address of the netdev is the same GID: listed
+	// once per type, from index 0.
+	std::vector<unsigned> idx = gid_indices(ib, 1, ll);
+	ASSERT_EQ(want_types().size(), idx.size());
+	EXPECT_EQ(0u, idx[0]);
+	expect_entries(idx);
 }
 
 TEST_F(Gid, Ipv4AddDel)
@@ -120,7 +143,7 @@ TEST_F(Gid, AddressesPresentBeforeNewlink)
 		std::vector<unsigned> idx;
 		EXPECT_TRUE(poll_until([&] {
 			idx = gid_indices("rxe_gid2", 1, g);
-			return idx.size() == 1;
+			return idx.size() == want_types().size();
 		})) << ip << " at " << idx.size() << " indices";
 	}
 	// And they belong to rxe_gid2 only, not to the other rxe.
@@ -148,7 +171,9 @@ TEST_F(Gid, Eth0GuestAddresses)
 	ASSERT_TRUE(v4) << "no GID for eth0's 192.0.2.x address";
 	::rk::Gid g6;
 	ip_to_gid(v6, g6);
-	EXPECT_TRUE(poll_until([&] { return gid_indices("rxe_gid_e", 1, g6).size() == 1; }))
+	EXPECT_TRUE(poll_until([&] {
+		return gid_indices("rxe_gid_e", 1, g6).size() == want_types().size();
+	}))
 		<< "no GID for eth0's " << v6;
 }
 

@@ -11,6 +11,10 @@
 // of the group (IP_MULTICAST_LOOP), so the test joins the group on the rxe
 // netdev with an ordinary UDP socket, as an application would. Without that
 // IP membership, neither stock rxe nor ours delivers locally.
+//
+// RoCE v1 (ours only; the stock rxe has no RoCE v1 GIDs): no IP is involved,
+// the group's Ethernet address is 33:33 + the MGID's last 4 bytes; like a
+// hardware port, rxe hands its own QPs in the group a copy of what it sends.
 // Needs rxe0 (selftests/vm/verbs_bad_input.sh).
 #include <arpa/inet.h>
 #include <cerrno>
@@ -179,8 +183,9 @@ protected:
 			ibv_close_device(ctx);
 	}
 
-	// A RoCE v2 GID: IPv4-mapped or not (global scope).
-	int find_gid(bool v4, ibv_gid_entry *out)
+	// A GID of @type: IPv4-mapped or not (global scope).
+	int find_gid(bool v4, ibv_gid_entry *out,
+		     uint32_t type = IBV_GID_TYPE_ROCE_V2)
 	{
 		static const uint8_t map[12] = {0, 0, 0, 0, 0, 0, 0, 0,
 						0, 0, 0xff, 0xff};
@@ -189,7 +194,7 @@ protected:
 			ibv_gid_entry e;
 
 			if (ibv_query_gid_ex(ctx, 1, i, &e, 0) ||
-			    e.gid_type != IBV_GID_TYPE_ROCE_V2)
+			    e.gid_type != type)
 				continue;
 			bool is_v4 = !memcmp(e.gid.raw, map, sizeof(map));
 
@@ -251,7 +256,8 @@ protected:
 		return s.poll(0.5, nullptr) == 1 ? 0 : -1;
 	}
 
-	void run_group(const char *mgid_text, bool v4);
+	void run_group(const char *mgid_text, bool v4,
+		       uint32_t type = IBV_GID_TYPE_ROCE_V2);
 
 	ibv_context *ctx = nullptr;
 	ibv_pd *pd = nullptr;
@@ -260,14 +266,17 @@ protected:
 	std::vector<int> socks;
 };
 
-void VerbsMcast::run_group(const char *mgid_text, bool v4)
+void VerbsMcast::run_group(const char *mgid_text, bool v4, uint32_t type)
 {
 	ibv_gid_entry src{};
-	int sgid_index = find_gid(v4, &src);
+	int sgid_index = find_gid(v4, &src, type);
+	const bool v1 = type == IBV_GID_TYPE_ROCE_V1;
 	ibv_gid mgid;
 	UdQp r1, r2, s;
 	std::vector<std::string> g1, g2;
 
+	if (sgid_index < 0 && v1)
+		GTEST_SKIP() << "no RoCE v1 GID (the stock rxe has none)";
 	if (sgid_index < 0)
 		GTEST_SKIP() << "no " << (v4 ? "IPv4" : "IPv6") << " GID";
 	ASSERT_EQ(1, inet_pton(AF_INET6, mgid_text, mgid.raw));
@@ -289,12 +298,13 @@ void VerbsMcast::run_group(const char *mgid_text, bool v4)
 	// attaching twice is a successful no-op
 	ASSERT_EQ(0, ibv_attach_mcast(r2.qp, &mgid, 0));
 
-	// No IP membership: nothing comes back to this host.
-	ASSERT_EQ(0, send(s, ah, "no-join"));
-	EXPECT_EQ(0, r1.poll(1.0, &g1));
-	EXPECT_EQ(0, r2.poll(0.1, &g2));
-
-	ip_join(mgid, v4, src.ndev_ifindex);
+	if (!v1) {
+		// No IP membership: nothing comes back to this host.
+		ASSERT_EQ(0, send(s, ah, "no-join"));
+		EXPECT_EQ(0, r1.poll(1.0, &g1));
+		EXPECT_EQ(0, r2.poll(0.1, &g2));
+		ip_join(mgid, v4, src.ndev_ifindex);
+	}
 	ASSERT_EQ(0, send(s, ah, "both"));
 	r1.poll(2.0, &g1);
 	r2.poll(0.5, &g2);
@@ -331,6 +341,11 @@ TEST_F(VerbsMcast, Ipv4MappedGroup)
 TEST_F(VerbsMcast, Ipv6Group)
 {
 	run_group("ff0e::1234", false);
+}
+
+TEST_F(VerbsMcast, RoceV1Group)
+{
+	run_group("ff0e::1:5", false, IBV_GID_TYPE_ROCE_V1);
 }
 
 TEST_F(VerbsMcast, BadAttach)

@@ -2,7 +2,8 @@
 /*
  * rdma_rxe address vectors: where a QP's path or an AH sends to, kept with
  * the IP endpoints already resolved from the GIDs so the transmit path
- * does not redo it per packet.
+ * does not redo it per packet. The source GID's type picks the RoCE
+ * version: a RoCE v1 GID sends RoCE v1 frames, a RoCE v2 GID UDP/IP.
  */
 #include <linux/etherdevice.h>
 #include <linux/in.h>
@@ -40,8 +41,9 @@ static int rxe_chk_ah_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr)
 		return -EINVAL;
 	}
 
-	if (grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
-		pr_debug("rdma_rxe: %s: source GID is not RoCE v2\n",
+	if (grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP &&
+	    grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE) {
+		pr_debug("rdma_rxe: %s: source GID is not RoCE v1 or v2\n",
 			 dev_name(&rxe->ib_dev.dev));
 		return -EINVAL;
 	}
@@ -113,6 +115,18 @@ void rxe_av_fill_ip_info(struct rxe_av *av, struct rdma_ah_attr *attr)
 {
 	const struct ib_gid_attr *sgid_attr = attr->grh.sgid_attr;
 	bool ipv4;
+
+	/* RoCE v1 sends GIDs, not IP addresses: both kept raw, as IPv6 */
+	if (sgid_attr && sgid_attr->gid_type == IB_GID_TYPE_ROCE) {
+		av->network_type = RXE_NETWORK_TYPE_ROCE_V1;
+		rxe_gid_to_sockaddr(&sgid_attr->gid, false,
+				    &av->sgid_addr._sockaddr_in,
+				    &av->sgid_addr._sockaddr_in6);
+		rxe_gid_to_sockaddr(&attr->grh.dgid, false,
+				    &av->dgid_addr._sockaddr_in,
+				    &av->dgid_addr._sockaddr_in6);
+		return;
+	}
 
 	/* chk_attr refuses AVs without one; classify by the dgid anyway */
 	if (sgid_attr)

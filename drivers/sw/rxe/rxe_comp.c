@@ -630,7 +630,16 @@ int rxe_completer(struct rxe_qp *qp)
 
 	if (READ_ONCE(qp->comp.timeout)) {
 		WRITE_ONCE(qp->comp.timeout, 0);
-		comp_timeout(qp);
+		/*
+		 * Responses still queued are progress the timer did not see
+		 * (this task ran late): handle them and time again, as stock
+		 * does. Retrying instead re-requests a long read that is
+		 * arriving, again and again.
+		 */
+		if (!skb_queue_empty(&qp->resp_pkts))
+			comp_restart_timer(qp);
+		else
+			comp_timeout(qp);
 		return 0;
 	}
 

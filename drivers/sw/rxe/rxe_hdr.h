@@ -53,6 +53,14 @@ static inline struct sk_buff *PKT_TO_SKB(struct rxe_pkt_info *pkt)
 /* Invariant CRC trailing every packet */
 #define RXE_ICRC_SIZE		4
 
+/*
+ * IBA global route header (struct ib_grh): what precedes the BTH of a
+ * RoCE v1 frame, and the 40 bytes in front of every UD receive buffer.
+ */
+#define RXE_GRH_BYTES		40
+#define RXE_GRH_IPVER		6
+#define RXE_GRH_NXTHDR_BTH	0x1b
+
 /* ---- wire layouts (documentation and sizes; access via helpers) ---- */
 
 struct rxe_bth {

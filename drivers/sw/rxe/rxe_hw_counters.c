@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * rdma_rxe port counters for `rdma statistic` and ports/1/hw_counters/,
- * named and ordered as the stock driver shows them.
+ * named and ordered as the stock driver shows them, then two of ours.
  */
 #include "rxe.h"
 
@@ -21,6 +21,9 @@ static const struct rdma_stat_desc rxe_counter_descs[] = {
 	[RXE_CNT_LINK_DOWNED].name = "link_downed",
 	[RXE_CNT_RDMA_SEND].name = "rdma_sends",
 	[RXE_CNT_RDMA_RECV].name = "rdma_recvs",
+	/* ours only: RoCE v1 packets, also counted in sent/rcvd_pkts */
+	[RXE_CNT_SENT_PKTS_V1].name = "sent_pkts_roce_v1",
+	[RXE_CNT_RCVD_PKTS_V1].name = "rcvd_pkts_roce_v1",
 };
 
 static_assert(ARRAY_SIZE(rxe_counter_descs) == RXE_NUM_OF_COUNTERS);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RoCE v2 invariant CRC (IBA annex A17.3.3): CRC-32 over the IP, UDP and
+ * RoCE invariant CRC (IBA annexes A16/A17): CRC-32 over the network and
  * transport headers with every field a router may change replaced by ones,
  * preceded by eight 0xff bytes standing in for the absent masked LRH, then
- * over the rest of the packet up to the ICRC itself.
+ * over the rest of the packet up to the ICRC itself. The network headers
+ * are the GRH for RoCE v1, the IP and UDP headers for RoCE v2.
  */
 #include <linux/crc32.h>
+#include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -15,9 +17,23 @@
 #define RXE_ICRC_PSEUDO_MAX	(60 + sizeof(struct udphdr) + RXE_BTH_BYTES)
 
 /*
- * Computes the ICRC of the packet described by @pkt in @skb, whose IP
- * header starts at skb_network_header() and whose UDP header immediately
- * precedes pkt->hdr. Returns the value as it is sent (already inverted).
+ * IPv6 header and IBA GRH share a layout: traffic class and flow label
+ * (every bit after the version) and the hop limit are variant.
+ */
+static void rxe_icrc_mask_grh(u8 *hdr)
+{
+	hdr[0] |= 0x0f;
+	hdr[1] = 0xff;
+	hdr[2] = 0xff;
+	hdr[3] = 0xff;
+	hdr[7] = 0xff;
+}
+
+/*
+ * Computes the ICRC of the packet described by @pkt in @skb, whose network
+ * header (IP or, for RoCE v1, GRH) starts at skb_network_header(); for RoCE
+ * v2 the UDP header immediately precedes pkt->hdr. Returns the value as it
+ * is sent (already inverted).
  */
 static int rxe_icrc_calc(struct sk_buff *skb, struct rxe_pkt_info *pkt,
 			 u32 *icrc)
@@ -27,8 +43,8 @@ static int rxe_icrc_calc(struct sk_buff *skb, struct rxe_pkt_info *pkt,
 	};
 	u8 buf[RXE_ICRC_PSEUDO_MAX];
 	u8 *nh = skb_network_header(skb);
+	unsigned int nlen, hlen;
 	struct udphdr *udph;
-	unsigned int iplen;
 	u32 crc;
 
 	if (pkt->paylen < RXE_BTH_BYTES + RXE_ICRC_SIZE)
@@ -37,42 +53,43 @@ static int rxe_icrc_calc(struct sk_buff *skb, struct rxe_pkt_info *pkt,
 	if (skb->protocol == htons(ETH_P_IP)) {
 		struct iphdr *iph = (struct iphdr *)buf;
 
-		iplen = ((struct iphdr *)nh)->ihl * 4;
-		if (iplen < sizeof(*iph) || iplen > 60)
+		nlen = ((struct iphdr *)nh)->ihl * 4;
+		if (nlen < sizeof(*iph) || nlen > 60)
 			return -EINVAL;
-		memcpy(buf, nh, iplen);
+		memcpy(buf, nh, nlen);
 		iph->tos = 0xff;
 		iph->ttl = 0xff;
 		iph->check = htons(0xffff);
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6h = (struct ipv6hdr *)buf;
-
-		iplen = sizeof(*ip6h);
-		memcpy(buf, nh, iplen);
-		/* traffic class and flow label: all bits after the version */
-		buf[0] |= 0x0f;
-		buf[1] = 0xff;
-		buf[2] = 0xff;
-		buf[3] = 0xff;
-		ip6h->hop_limit = 0xff;
+	} else if (skb->protocol == htons(ETH_P_IPV6) ||
+		   skb->protocol == htons(ETH_P_IBOE)) {
+		nlen = sizeof(struct ipv6hdr);
+		memcpy(buf, nh, nlen);
+		rxe_icrc_mask_grh(buf);
 	} else {
 		return -EINVAL;
 	}
 
-	/* The UDP header must sit right before the BTH inside the buffer. */
-	if (pkt->hdr - sizeof(*udph) < nh + iplen ||
-	    pkt->hdr + pkt->paylen > skb_tail_pointer(skb))
+	/* RoCE v2: the UDP header sits right before the BTH */
+	hlen = nlen;
+	if (skb->protocol != htons(ETH_P_IBOE)) {
+		if (pkt->hdr - sizeof(*udph) < nh + nlen)
+			return -EINVAL;
+		udph = (struct udphdr *)(buf + nlen);
+		memcpy(udph, pkt->hdr - sizeof(*udph), sizeof(*udph));
+		udph->check = htons(0xffff);
+		hlen += sizeof(*udph);
+	} else if (pkt->hdr != nh + nlen) {
 		return -EINVAL;
-	udph = (struct udphdr *)(buf + iplen);
-	memcpy(udph, pkt->hdr - sizeof(*udph), sizeof(*udph));
-	udph->check = htons(0xffff);
+	}
+	if (pkt->hdr + pkt->paylen > skb_tail_pointer(skb))
+		return -EINVAL;
 
-	memcpy(buf + iplen + sizeof(*udph), pkt->hdr, RXE_BTH_BYTES);
+	memcpy(buf + hlen, pkt->hdr, RXE_BTH_BYTES);
 	/* BTH byte 4: FECN, BECN and reserved bits (IBA: resv8a) */
-	buf[iplen + sizeof(*udph) + 4] = 0xff;
+	buf[hlen + 4] = 0xff;
 
 	crc = crc32_le(~0U, masked_lrh, sizeof(masked_lrh));
-	crc = crc32_le(crc, buf, iplen + sizeof(*udph) + RXE_BTH_BYTES);
+	crc = crc32_le(crc, buf, hlen + RXE_BTH_BYTES);
 	crc = crc32_le(crc, pkt->hdr + RXE_BTH_BYTES,
 		       pkt->paylen - RXE_BTH_BYTES - RXE_ICRC_SIZE);
 	*icrc = ~crc;

@@ -52,6 +52,7 @@ void rxe_mcast_detach_all(struct rxe_qp *qp);
  */
 int rxe_mcast_get_qps(struct rxe_dev *rxe, const union ib_gid *mgid,
 		      struct rxe_qp **qps, int max);
+bool rxe_mcast_has_group(struct rxe_dev *rxe, const union ib_gid *mgid);
 
 /* rxe_mmap.c */
 struct rxe_mmap_info {

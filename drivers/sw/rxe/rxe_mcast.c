@@ -272,3 +272,14 @@ int rxe_mcast_get_qps(struct rxe_dev *rxe, const union ib_gid *mgid,
 	spin_unlock_bh(&rxe->mcg_lock);
 	return n;
 }
+
+/* Whether a QP of @rxe is attached to @mgid. Any context but hard IRQ. */
+bool rxe_mcast_has_group(struct rxe_dev *rxe, const union ib_gid *mgid)
+{
+	bool found;
+
+	spin_lock_bh(&rxe->mcg_lock);
+	found = rxe_mcg_find(rxe, mgid);
+	spin_unlock_bh(&rxe->mcg_lock);
+	return found;
+}

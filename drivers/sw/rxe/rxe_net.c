@@ -4,8 +4,8 @@
  * carrier, its MTU follows the netdev MTU, and the device goes away when
  * the netdev is unregistered. Packets: RoCE v2 in UDP port 4791 over IPv4
  * and IPv6, received through UDP tunnel sockets and sent with
- * ip_local_out()/ip6_local_out(), or looped back when the destination is a
- * local rxe device.
+ * ip_local_out()/ip6_local_out(); RoCE v1 frames (rxe_roce_v1.c); either
+ * looped back when the destination is a local rxe device.
  */
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
@@ -23,6 +23,7 @@
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include "rxe.h"
 
@@ -133,6 +134,7 @@ struct rxe_net_dev {
 	struct list_head list;
 	struct rxe_dev *rxe;
 	struct net_device *ndev;
+	struct packet_type v1_pt;	/* RoCE v1 receive on ndev */
 };
 
 static LIST_HEAD(rxe_net_devs);
@@ -164,6 +166,9 @@ static int rxe_net_add_one(struct ib_device *ibdev)
 	list_add_tail_rcu(&e->list, &rxe_net_devs);
 	spin_unlock_bh(&rxe_net_devs_lock);
 	ib_set_client_data(ibdev, &rxe_net_client, e);
+	/* after the list insertion: the handler finds the device there */
+	rxe_v1_pt_init(&e->v1_pt, e->ndev);
+	dev_add_pack(&e->v1_pt);
 	return 0;
 }
 
@@ -171,6 +176,8 @@ static void rxe_net_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct rxe_net_dev *e = client_data;
 
+	/* waits for running handlers (synchronize_net) */
+	dev_remove_pack(&e->v1_pt);
 	spin_lock_bh(&rxe_net_devs_lock);
 	list_del_rcu(&e->list);
 	spin_unlock_bh(&rxe_net_devs_lock);
@@ -179,18 +186,17 @@ static void rxe_net_remove_one(struct ib_device *ibdev, void *client_data)
 	kfree(e);
 }
 
-/* The rxe device on @ndev (or on the VLAN's real device), referenced. */
-static struct rxe_dev *rxe_net_get_dev(struct net_device *ndev)
+/* The first registered rxe device @match accepts, referenced. */
+static struct rxe_dev *rxe_net_find(bool (*match)(struct rxe_net_dev *e,
+						  const void *arg),
+				    const void *arg)
 {
 	struct rxe_dev *rxe = NULL;
 	struct rxe_net_dev *e;
 
-	if (is_vlan_dev(ndev))
-		ndev = vlan_dev_real_dev(ndev);
-
 	rcu_read_lock();
 	list_for_each_entry_rcu(e, &rxe_net_devs, list) {
-		if (e->ndev != ndev)
+		if (!match(e, arg))
 			continue;
 		if (ib_device_try_get(&e->rxe->ib_dev))
 			rxe = e->rxe;
@@ -198,6 +204,50 @@ static struct rxe_dev *rxe_net_get_dev(struct net_device *ndev)
 	}
 	rcu_read_unlock();
 	return rxe;
+}
+
+static bool rxe_net_match_ndev(struct rxe_net_dev *e, const void *ndev)
+{
+	return e->ndev == ndev;
+}
+
+/* The rxe device on @ndev (or on the VLAN's real device), referenced. */
+struct rxe_dev *rxe_net_get_dev(struct net_device *ndev)
+{
+	if (is_vlan_dev(ndev))
+		ndev = vlan_dev_real_dev(ndev);
+	return rxe_net_find(rxe_net_match_ndev, ndev);
+}
+
+static bool rxe_has_gid(struct rxe_dev *rxe, const union ib_gid *gid,
+			enum ib_gid_type type)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_find_gid_by_port(&rxe->ib_dev, gid, type, 1, NULL);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
+/* Only RoCE v1 needs a lookup by GID: its frames carry no IP address. */
+static bool rxe_net_match_v1_gid(struct rxe_net_dev *e, const void *gid)
+{
+	return rxe_has_gid(e->rxe, gid, IB_GID_TYPE_ROCE);
+}
+
+/*
+ * The local rxe device that has @gid as a RoCE v1 GID, referenced: @self
+ * if it has it (link-local GIDs may repeat across devices), else the first.
+ */
+struct rxe_dev *rxe_net_v1_gid_owner(const union ib_gid *gid,
+				     struct rxe_dev *self)
+{
+	if (rxe_has_gid(self, gid, IB_GID_TYPE_ROCE) &&
+	    ib_device_try_get(&self->ib_dev))
+		return self;
+	return rxe_net_find(rxe_net_match_v1_gid, gid);
 }
 
 /* ---- receive: UDP tunnel sockets on port 4791 ---- */
@@ -312,6 +362,12 @@ static struct rxe_dev *rxe_loop_target(struct sk_buff *skb,
 	struct net_device *owner;
 	struct rxe_dev *rxe = NULL;
 
+	if (skb->protocol == htons(ETH_P_IBOE)) {
+		const struct ib_grh *grh = (void *)skb_network_header(skb);
+
+		return rxe_net_v1_gid_owner(&grh->dgid, self);
+	}
+
 	rcu_read_lock();
 	if (skb->protocol == htons(ETH_P_IP)) {
 		owner = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
@@ -330,18 +386,12 @@ static struct rxe_dev *rxe_loop_target(struct sk_buff *skb,
 	return rxe;
 }
 
-static int rxe_loopback(struct sk_buff *skb, struct rxe_pkt_info *pkt)
+int rxe_loop_deliver(struct sk_buff *skb, struct rxe_pkt_info *pkt,
+		     struct rxe_dev *target)
 {
 	struct rxe_pkt_info *rpkt = SKB_TO_PKT(skb);
 	u8 *hdr = pkt->hdr;
-	struct rxe_dev *target;
 
-	target = rxe_loop_target(skb, pkt->rxe);
-	if (!target) {
-		/* no RoCE endpoint there: lost, as it would be on a wire */
-		kfree_skb(skb);
-		return 0;
-	}
 	if (skb_queue_len(&rxe_loop_q) >= RXE_LOOP_QLEN_MAX) {
 		ib_device_put(&target->ib_dev);
 		kfree_skb(skb);
@@ -365,6 +415,19 @@ static int rxe_loopback(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	return 0;
 }
 
+static int rxe_loopback(struct sk_buff *skb, struct rxe_pkt_info *pkt)
+{
+	struct rxe_dev *target;
+
+	target = rxe_loop_target(skb, pkt->rxe);
+	if (!target) {
+		/* no RoCE endpoint there: lost, as it would be on a wire */
+		kfree_skb(skb);
+		return 0;
+	}
+	return rxe_loop_deliver(skb, pkt, target);
+}
+
 /* ---- transmit ---- */
 
 /* UDP source port when a packet has no QP (the QP's is per flow). */
@@ -386,6 +449,10 @@ struct sk_buff *rxe_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
 	case RXE_NETWORK_TYPE_IPV6:
 		hdr_len += sizeof(struct ipv6hdr);
 		proto = htons(ETH_P_IPV6);
+		break;
+	case RXE_NETWORK_TYPE_ROCE_V1:
+		hdr_len = RXE_GRH_BYTES;
+		proto = htons(ETH_P_IBOE);
 		break;
 	default:
 		return NULL;
@@ -587,6 +654,9 @@ int rxe_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	case RXE_NETWORK_TYPE_IPV6:
 		err = rxe_prepare6(av, pkt, skb);
 		break;
+	case RXE_NETWORK_TYPE_ROCE_V1:
+		err = rxe_prepare_v1(av, pkt, skb);
+		break;
 	default:
 		err = -EINVAL;
 		break;
@@ -602,6 +672,9 @@ static int rxe_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 {
 	struct net *net = dev_net(pkt->rxe->ndev);
 	int err;
+
+	if (skb->protocol == htons(ETH_P_IBOE))
+		return rxe_send_v1(skb, pkt);
 
 	/* the IP layer keeps its own control block in skb->cb */
 	memset(skb->cb, 0, sizeof(skb->cb));
@@ -622,16 +695,39 @@ static void rxe_skb_tx_dtor(struct sk_buff *skb)
 	struct rxe_qp *qp = skb_shinfo(skb)->destructor_arg;
 	int out = atomic_dec_return(&qp->skb_out);
 
-	if (unlikely(READ_ONCE(qp->need_req_skb) &&
-		     out < RXE_INFLIGHT_SKBS_PER_QP_LOW))
-		rxe_sched_task(&qp->req.task);
+	if (unlikely(out < RXE_INFLIGHT_SKBS_PER_QP_LOW)) {
+		if (READ_ONCE(qp->need_req_skb) && xchg(&qp->need_req_skb, 0))
+			rxe_sched_task(&qp->req.task);
+		if (READ_ONCE(qp->need_resp_skb) && xchg(&qp->need_resp_skb, 0))
+			rxe_sched_task(&qp->resp.task);
+	}
 	rxe_put(qp);
+}
+
+/*
+ * Must the caller stop sending for now? If so *need_skb is set and the
+ * destructor of one of the skbs in flight (at least LOW of them) will
+ * reschedule the caller's task.
+ */
+bool rxe_xmit_throttled(struct rxe_qp *qp, int *need_skb)
+{
+	if (atomic_read(&qp->skb_out) < RXE_INFLIGHT_SKBS_PER_QP_HIGH)
+		return false;
+	WRITE_ONCE(*need_skb, 1);
+	/* Pairs with atomic_dec_return() in the destructor. */
+	smp_mb();
+	if (atomic_read(&qp->skb_out) >= RXE_INFLIGHT_SKBS_PER_QP_LOW)
+		return true;
+	/* They all went meanwhile: nobody would wake us. */
+	WRITE_ONCE(*need_skb, 0);
+	return false;
 }
 
 int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 		    struct sk_buff *skb)
 {
 	struct rxe_dev *rxe = pkt->rxe;
+	bool v1 = skb->protocol == htons(ETH_P_IBOE);
 	int err;
 
 	/* a destroyed QP sends nothing more */
@@ -661,6 +757,8 @@ int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 		return err;
 	}
 	rxe_counter_inc(rxe, RXE_CNT_SENT_PKTS);
+	if (v1)
+		rxe_counter_inc(rxe, RXE_CNT_SENT_PKTS_V1);
 	return 0;
 }
 

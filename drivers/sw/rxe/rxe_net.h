@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * rdma_rxe network side: RoCE v2 packets in and out of UDP port 4791,
- * the ICRC, and the per-device packet counters.
+ * RoCE v1 frames (ethertype 0x8915), the ICRC, and the per-device packet
+ * counters.
  */
 #ifndef RXE_NET_H
 #define RXE_NET_H
 
 #include <linux/atomic.h>
+#include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 #include "rxe_hdr.h"
 
@@ -31,6 +34,9 @@ enum rxe_counters {
 	RXE_CNT_LINK_DOWNED,		/* link_downed */
 	RXE_CNT_RDMA_SEND,		/* rdma_sends */
 	RXE_CNT_RDMA_RECV,		/* rdma_recvs */
+	/* ours only, after the stock ones: the RoCE v1 share of the packets */
+	RXE_CNT_SENT_PKTS_V1,		/* sent_pkts_roce_v1 */
+	RXE_CNT_RCVD_PKTS_V1,		/* rcvd_pkts_roce_v1 */
 	RXE_NUM_OF_COUNTERS
 };
 
@@ -56,11 +62,19 @@ enum rxe_rx_drop {
 	RXE_DROP_QP_TYPE,	/* opcode's transport is not the QP's type */
 	RXE_DROP_QP_STATE,	/* QP state does not accept this packet */
 	RXE_DROP_ICRC,		/* invariant CRC mismatch */
+	RXE_DROP_GRH,		/* RoCE v1 GRH: IPVer not 6 or NxtHdr not BTH */
 	RXE_NUM_RX_DROPS
 };
 
 #define rxe_rx_drop_inc(rxe, reason)					\
 	atomic64_inc(&(rxe)->rx_drops[(enum rxe_rx_drop)(reason)])
+
+/*
+ * rxe_av.network_type of a RoCE v1 address vector. Kernel-internal: the
+ * uapi values are 1 (IPv4) and 2 (IPv6), and an AV written by userspace
+ * into a WQE is never taken with this type.
+ */
+#define RXE_NETWORK_TYPE_ROCE_V1	3
 
 /* rxe_icrc.c */
 int rxe_icrc_check(struct sk_buff *skb, struct rxe_pkt_info *pkt);
@@ -86,14 +100,35 @@ int rxe_xmit_packet(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 
 /*
  * Transmit throttle: rxe_xmit_packet() counts each skb of a QP in
- * qp->skb_out until the skb is freed. The requester stops (setting
- * qp->need_req_skb) above HIGH; the skb destructor reschedules it once
- * the count falls below LOW.
+ * qp->skb_out until the skb is freed. The requester and the read-reply
+ * path of the responder stop above HIGH (rxe_xmit_throttled() sets their
+ * need_*_skb flag); the skb destructor reschedules them once the count
+ * falls below LOW. Without it a 4 MiB read reply floods the loopback
+ * queue or the qdisc, packets drop and the read is retried for ever.
  */
 #define RXE_INFLIGHT_SKBS_PER_QP_HIGH	64
 #define RXE_INFLIGHT_SKBS_PER_QP_LOW	16
+bool rxe_xmit_throttled(struct rxe_qp *qp, int *need_skb);
 
-/* rxe_recv.c: one received RoCE v2 packet, SKB_TO_PKT(skb) filled in */
+/*
+ * rxe_net.c: the device on @ndev (or on the VLAN's real device) with a
+ * reference (ib_device_put), and the local device that owns @gid as a
+ * RoCE v1 GID (@self first), referenced. Any context.
+ */
+struct rxe_dev *rxe_net_get_dev(struct net_device *ndev);
+struct rxe_dev *rxe_net_v1_gid_owner(const union ib_gid *gid,
+				     struct rxe_dev *self);
+/* Queues @skb (data at the BTH) for receive on @target; takes its ref. */
+int rxe_loop_deliver(struct sk_buff *skb, struct rxe_pkt_info *pkt,
+		     struct rxe_dev *target);
+
+/* rxe_roce_v1.c: Ethernet + GRH framing, and the 0x8915 receive hook */
+int rxe_prepare_v1(struct rxe_av *av, struct rxe_pkt_info *pkt,
+		   struct sk_buff *skb);
+int rxe_send_v1(struct sk_buff *skb, struct rxe_pkt_info *pkt);
+void rxe_v1_pt_init(struct packet_type *pt, struct net_device *ndev);
+
+/* rxe_recv.c: one received RoCE packet, SKB_TO_PKT(skb) filled in */
 void rxe_rcv(struct sk_buff *skb);
 /* sysfs text of the rx_drops counters: "reason count" lines */
 ssize_t rxe_rx_drops_show(struct rxe_dev *rxe, char *buf);

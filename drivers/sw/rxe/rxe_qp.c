@@ -414,6 +414,7 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 	rxe_qp_release_resp_state(qp);
 	atomic_set(&qp->ssn, 0);
 	qp->need_req_skb = 0;
+	qp->need_resp_skb = 0;
 
 	rxe_enable_task(&qp->resp.task);
 	rxe_enable_task(&qp->comp.task);

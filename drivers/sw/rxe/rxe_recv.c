@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rdma_rxe receive demultiplexer: validates a RoCE v2 packet handed up by
- * rxe_net.c (UDP socket or loopback) and passes it, with a reference on
+ * rdma_rxe receive demultiplexer: validates a RoCE packet handed up by
+ * rxe_net.c (UDP socket, RoCE v1 frame hook or loopback; the network header
+ * is the IP header for v2, the GRH for v1) and passes it, with a reference on
  * its destination QP, to that QP's responder (requests) or completer
  * (responses). Anything that fails a check is dropped silently, as a
  * channel adapter drops malformed or misaddressed packets, and counted:
@@ -14,10 +15,16 @@
 #include <rdma/ib_cache.h>
 #include "rxe.h"
 
-/* The packet's destination IP address as a GID (IPv4-mapped for IPv4). */
+/*
+ * The packet's destination GID: the GRH's for RoCE v1, the destination IP
+ * address (IPv4-mapped for IPv4) for RoCE v2.
+ */
 static int rxe_pkt_dgid(struct sk_buff *skb, union ib_gid *dgid)
 {
-	if (skb->protocol == htons(ETH_P_IP))
+	if (skb->protocol == htons(ETH_P_IBOE))
+		memcpy(dgid, &((struct ib_grh *)skb_network_header(skb))->dgid,
+		       sizeof(*dgid));
+	else if (skb->protocol == htons(ETH_P_IP))
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
 				       (struct in6_addr *)dgid);
 	else if (skb->protocol == htons(ETH_P_IPV6))
@@ -37,8 +44,9 @@ static bool rxe_gid_is_multicast(const union ib_gid *gid)
 }
 
 /*
- * The destination address must be one of the port's RoCE v2 GIDs, or a
- * multicast group (matched against the attached QPs by rxe_rcv_mcast()).
+ * The destination address must be one of the port's GIDs of the packet's
+ * RoCE version, or a multicast group (matched against the attached QPs by
+ * rxe_rcv_mcast()).
  */
 static int rxe_chk_dgid(struct rxe_dev *rxe, struct sk_buff *skb,
 			bool loopback)
@@ -56,6 +64,8 @@ static int rxe_chk_dgid(struct rxe_dev *rxe, struct sk_buff *skb,
 	 * rxe netdev or a VLAN on it); looped back, any of the port's does.
 	 */
 	attr = rdma_find_gid_by_port(&rxe->ib_dev, &dgid,
+				     skb->protocol == htons(ETH_P_IBOE) ?
+				     IB_GID_TYPE_ROCE :
 				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1,
 				     loopback ? NULL : skb->dev);
 	if (IS_ERR(attr))
@@ -182,6 +192,13 @@ err_put:
 	return -EINVAL;
 }
 
+static void rxe_count_rcvd(struct rxe_dev *rxe, struct sk_buff *skb)
+{
+	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
+	if (skb->protocol == htons(ETH_P_IBOE))
+		rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS_V1);
+}
+
 /*
  * A packet to QPN 0xffffff: one copy to each QP attached to the group of
  * its destination address that passes the checks a unicast QP would
@@ -226,7 +243,7 @@ static void rxe_rcv_mcast(struct sk_buff *skb)
 		return;
 	}
 
-	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
+	rxe_count_rcvd(rxe, skb);
 	/* the last QP takes the skb itself, the others a clone */
 	for (i = 0; i < ok; i++) {
 		cskb = i == ok - 1 ? skb : skb_clone(skb, GFP_ATOMIC);
@@ -242,7 +259,7 @@ static void rxe_rcv_mcast(struct sk_buff *skb)
 
 /*
  * Softirq (or loopback tasklet) context. skb->data is the BTH and the IP
- * header is at skb_network_header(); pkt->rxe, paylen, mask and port_num
+ * header or GRH is at skb_network_header(); pkt->rxe, paylen, mask and port_num
  * are set by the caller. Always consumes the skb.
  */
 void rxe_rcv(struct sk_buff *skb)
@@ -291,7 +308,7 @@ void rxe_rcv(struct sk_buff *skb)
 		return;
 	}
 
-	rxe_counter_inc(rxe, RXE_CNT_RCVD_PKTS);
+	rxe_count_rcvd(rxe, skb);
 
 	if (pkt->mask & RXE_REQ_MASK)
 		rxe_resp_queue_pkt(pkt->qp, skb);
@@ -316,6 +333,7 @@ static const char * const rxe_rx_drop_names[RXE_NUM_RX_DROPS] = {
 	[RXE_DROP_QP_TYPE]	= "qp_type",
 	[RXE_DROP_QP_STATE]	= "qp_state",
 	[RXE_DROP_ICRC]		= "icrc",
+	[RXE_DROP_GRH]		= "grh",
 };
 
 /* One "reason count" line per reason, always all of them, fixed order. */

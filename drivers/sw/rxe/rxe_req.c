@@ -763,6 +763,8 @@ int rxe_requester(struct rxe_qp *qp)
 		wqe->has_rd_atomic = 1;
 	}
 
+	if (rxe_xmit_throttled(qp, &qp->need_req_skb))
+		return -EAGAIN;
 	return req_send_pkt(qp, wqe, opcode, mask);
 }
 

@@ -27,9 +27,6 @@ static DEFINE_SPINLOCK(rxe_atomic_lock);
 /* ibv_wc_flags value of "with invalidate" (the kernel's differs) */
 #define RXE_UWC_WITH_INV	(1 << 3)
 
-/* Bytes of network header a UD receive buffer starts with. */
-#define RXE_GRH_BYTES		40
-
 /* Outcome of processing one request packet. */
 enum resp_rc {
 	RESP_OK,		/* executed */
@@ -301,8 +298,12 @@ static void resp_fill_kernel_wc(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 	struct sk_buff *skb = PKT_TO_SKB(pkt);
 
 	wc->qp = &qp->ibqp;
-	wc->network_hdr_type = skb->protocol == htons(ETH_P_IP) ?
-			       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	if (skb->protocol == htons(ETH_P_IBOE))
+		wc->network_hdr_type = RDMA_NETWORK_ROCE_V1;
+	else if (skb->protocol == htons(ETH_P_IP))
+		wc->network_hdr_type = RDMA_NETWORK_IPV4;
+	else
+		wc->network_hdr_type = RDMA_NETWORK_IPV6;
 	wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
 	if (skb_mac_header_was_set(skb) &&
 	    skb_mac_header(skb) + ETH_HLEN <= skb_network_header(skb)) {
@@ -532,10 +533,16 @@ static enum resp_rc resp_check_seg_len(struct rxe_qp *qp,
 
 /* ---- execution ---- */
 
+/*
+ * The 40 bytes in front of a UD message: the GRH of a RoCE v1 frame, the
+ * IPv6 header, or the IPv4 header in the last 20 bytes (IBA A17.4.5.1).
+ */
 static void resp_net_hdr(struct sk_buff *skb, u8 *hdr)
 {
 	memset(hdr, 0, RXE_GRH_BYTES);
-	if (skb->protocol == htons(ETH_P_IP))
+	if (skb->protocol == htons(ETH_P_IBOE))
+		memcpy(hdr, skb_network_header(skb), RXE_GRH_BYTES);
+	else if (skb->protocol == htons(ETH_P_IP))
 		memcpy(hdr + RXE_GRH_BYTES - sizeof(struct iphdr),
 		       ip_hdr(skb), sizeof(struct iphdr));
 	else
@@ -1093,6 +1100,8 @@ int rxe_responder(struct rxe_qp *qp)
 
 	if (qp->resp.res) {
 		/* a read response (or its replay) is being sent */
+		if (rxe_xmit_throttled(qp, &qp->need_resp_skb))
+			return -EAGAIN;
 		if (resp_read_reply(qp) == 0)
 			return 0;
 	} else if (!resp_one(qp, SKB_TO_PKT(skb))) {

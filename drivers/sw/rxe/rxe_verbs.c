@@ -43,7 +43,9 @@ static int rxe_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 {
 	immutable->pkey_tbl_len = RXE_PORT_PKEY_TBL_LEN;
 	immutable->gid_tbl_len = RXE_PORT_GID_TBL_LEN;
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	/* both RoCE versions, as hardware RoCE ports (stock rxe: v2 only) */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->max_mad_size = RXE_MAX_MAD_SIZE;
 	return 0;
 }
@@ -714,9 +716,14 @@ static int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 
-	/* user QP: librxe already wrote the WQEs; this is the doorbell */
+	/*
+	 * User QP: librxe already wrote the WQEs; this is the doorbell. Send
+	 * them from the caller's context, as stock rxe does: an application
+	 * may destroy the QP right after posting unsignalled sends (mckey
+	 * does) and still expects them on the wire.
+	 */
 	if (qp->is_user) {
-		rxe_sched_task(&qp->req.task);
+		rxe_run_task(&qp->req.task);
 		return 0;
 	}
 

@@ -337,7 +337,8 @@ struct rxe_qp {
 
 	atomic_t ssn;
 	atomic_t skb_out;	/* sent skbs not yet freed: tx throttle */
-	int need_req_skb;
+	int need_req_skb;	/* requester throttled, wake it on free */
+	int need_resp_skb;	/* read replies throttled, likewise */
 
 	/* RC retransmission (comp) and RNR wait (req) timers */
 	struct timer_list retrans_timer;
