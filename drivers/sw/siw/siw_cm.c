@@ -730,6 +730,24 @@ static bool siw_sock_dead(struct socket *sock)
 	       st != TCP_SYN_RECV && st != TCP_LISTEN;
 }
 
+/*
+ * Before the MPA exchange is done: the QP side asked to close, or the
+ * exchange took too long. Ends the endpoint and returns true then.
+ */
+static bool siw_cep_end_requested(struct siw_cep *cep, unsigned long ev)
+{
+	if (ev & BIT(SIW_CEP_EV_CLOSE)) {
+		siw_cep_close(cep, true, -ECONNRESET);
+		return true;
+	}
+	if (ev & BIT(SIW_CEP_EV_TIMEOUT)) {
+		siw_count(cep->sdev, SIW_CNT_MPA_TIMEOUT);
+		siw_cep_close(cep, true, -ETIMEDOUT);
+		return true;
+	}
+	return false;
+}
+
 static void siw_cep_handle(struct siw_cep *cep, unsigned long ev)
 {
 	int rv;
@@ -751,15 +769,8 @@ static void siw_cep_handle(struct siw_cep *cep, unsigned long ev)
 		return;
 
 	case SIW_EPSTATE_CONNECTING:
-		if (ev & BIT(SIW_CEP_EV_CLOSE)) {
-			siw_cep_close(cep, true, -ECONNRESET);
+		if (siw_cep_end_requested(cep, ev))
 			return;
-		}
-		if (ev & BIT(SIW_CEP_EV_TIMEOUT)) {
-			siw_count(cep->sdev, SIW_CNT_MPA_TIMEOUT);
-			siw_cep_close(cep, true, -ETIMEDOUT);
-			return;
-		}
 		if (cep->sock->sk->sk_state == TCP_ESTABLISHED) {
 			cep->state = SIW_EPSTATE_AWAIT_MPAREP;
 			/* the request was stashed in mpa_buf by connect */
@@ -778,15 +789,8 @@ static void siw_cep_handle(struct siw_cep *cep, unsigned long ev)
 
 	case SIW_EPSTATE_AWAIT_MPAREQ:
 	case SIW_EPSTATE_AWAIT_MPAREP:
-		if (ev & BIT(SIW_CEP_EV_CLOSE)) {
-			siw_cep_close(cep, true, -ECONNRESET);
+		if (siw_cep_end_requested(cep, ev))
 			return;
-		}
-		if (ev & BIT(SIW_CEP_EV_TIMEOUT)) {
-			siw_count(cep->sdev, SIW_CNT_MPA_TIMEOUT);
-			siw_cep_close(cep, true, -ETIMEDOUT);
-			return;
-		}
 		rv = siw_mpa_recv(cep);
 		if (rv < 0) {
 			if (rv == -EPROTO)
