@@ -7,7 +7,7 @@
 # ib_send_lat, ib_write_lat. Server and client must both exit 0. Passes on
 # the reference (stock kernel, upstream siw) and on ours. Then, with MPA
 # CRC off (the default), transfers big enough for zero-copy transmit:
-# rping -S 65536 -v (RDMA Read Response and Write payload, compared) and
+# rping -S 65535 -v (RDMA Read Response and Write payload, compared) and
 # perftest -R send/write/read at several sizes; on ours zero copy is
 # switched on through debugfs and its byte counter must grow.
 set -u
@@ -33,12 +33,13 @@ if [ "$RDMA_KMOD_STACK" = ours ]; then
 	echo Y >$zc/zcopy || bad "zcopy switch"
 	read -r zc0 <$zc/zcopy_bytes
 fi
-pair "rping -S 65536 -C 50" 600 rping -s -a $a4 -S 65536 -C 50 -v -- \
-	rping -c -a $a4 -S 65536 -C 50 -v
-for t in ib_send_bw ib_write_bw ib_read_bw; do
-	for s in 1024 5000 65536; do
-		pair "$t -R -s $s" 300 $t -d siw0 -R -s $s -n 100 -- \
-			$t -d siw0 -R -s $s -n 100 $a4
+pair "rping -S 65535 -C 50" 600 rping -s -a $a4 -S 65535 -C 50 -v -- \
+	rping -c -a $a4 -S 65535 -C 50 -v
+# (pair sets $name and $t: other loop variables)
+for bw in ib_send_bw ib_write_bw ib_read_bw; do
+	for sz in 1024 5000 65536; do
+		pair "$bw -R -s $sz" 300 $bw -d siw0 -R -F -s $sz -n 100 -- \
+			$bw -d siw0 -R -F -s $sz -n 100 $a4
 	done
 done
 if [ "$RDMA_KMOD_STACK" = ours ]; then

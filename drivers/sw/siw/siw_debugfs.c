@@ -10,7 +10,7 @@
 #include "siw.h"
 
 /* Zero-copy transmit where siw_tx.c allows it (see siw_tx_zcopy_ok). */
-bool siw_zcopy;
+bool siw_zcopy = true;
 atomic64_t siw_zcopy_pages = ATOMIC64_INIT(0);
 atomic64_t siw_zcopy_bytes = ATOMIC64_INIT(0);
 
