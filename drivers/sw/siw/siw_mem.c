@@ -116,8 +116,9 @@ void siw_mem_kunmap(void *p, struct page *page, bool written)
 /*
  * The page holding addr inside mem if TCP may take a reference to it
  * (sendpage_ok: not slab memory, which must be copied), else NULL. *off
- * is addr's offset in that page and *chunk the bytes from there to the
- * page's end, set either way so a caller can copy that piece instead.
+ * is addr's offset in that page and *chunk the bytes from there that
+ * are contiguous in it, set either way so a caller can copy that piece
+ * instead.
  */
 struct page *siw_mem_page(struct siw_mem *mem, u64 addr, u32 *off,
 			  u32 *chunk)
@@ -132,15 +133,16 @@ struct page *siw_mem_page(struct siw_mem *mem, u64 addr, u32 *off,
 		*chunk = PAGE_SIZE - offset_in_page(addr);
 		return NULL;
 	}
+	*off = offset_in_page(p);
+	/* a fast-registration page may be smaller than a CPU page */
+	*chunk = min_t(u32, len, PAGE_SIZE - *off);
 	if (page) {
-		/* user memory: kmap only gave us the offset */
+		/* user memory: the mapping only told us the offset */
 		siw_mem_kunmap(p, page, false);
 	} else if (virt_addr_valid(p)) {
 		/* kernel virtual address of a linear-mapped page */
 		page = virt_to_page(p);
 	}
-	*off = offset_in_page(p);
-	*chunk = PAGE_SIZE - *off;
 	return page && sendpage_ok(page) ? page : NULL;
 }
 

@@ -150,20 +150,23 @@ static void siw_fpdu_end(struct siw_qp *qp, u8 *hdr, u32 hdr_len,
 }
 
 /*
- * Room an FPDU of hdr_len and n payload bytes from up to nsge SGEs needs
- * in the buffer and in the segment list; false if it must wait for the
- * next round. With zero copy only pieces below SIW_ZCOPY_MIN are copied,
- * and each page touched by each SGE is at most one piece.
+ * Segments a piece of payload may still take: the page itself, a copied
+ * piece after it and the FPDU's trailer must fit behind it.
  */
-static bool siw_tx_room(struct siw_qp *qp, u32 hdr_len, u32 n, u32 nsge,
-			bool zc)
-{
-	u32 pieces = n / PAGE_SIZE + 2 * max(nsge, 1U);
-	u32 copied = zc ? min(n, pieces * (SIW_ZCOPY_MIN - 1)) : n;
+#define SIW_TX_SEGS_RESERVED	3
 
-	return qp->tx.buf_len + hdr_len + copied + 3 + MPA_CRC_SIZE <=
+/*
+ * Is there room for an FPDU of hdr_len and n payload bytes? The buffer
+ * must take it all, as any piece may have to be copied (slab memory,
+ * pieces below SIW_ZCOPY_MIN); pieces by reference are only taken while
+ * the segment list has room (siw_tx_put_mem), so a header, one copied
+ * piece and the trailer are all an FPDU is sure to need there.
+ */
+static bool siw_tx_room(struct siw_qp *qp, u32 hdr_len, u32 n)
+{
+	return qp->tx.buf_len + hdr_len + n + 3 + MPA_CRC_SIZE <=
 		       SIW_TX_BUF_SIZE &&
-	       qp->tx.nseg + 2 * pieces + 2 <= SIW_TX_MAX_SEGS;
+	       qp->tx.nseg + SIW_TX_SEGS_RESERVED <= SIW_TX_MAX_SEGS;
 }
 
 /*
@@ -193,7 +196,8 @@ static int siw_tx_put_mem(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 
 		page = siw_mem_page(mem, addr, &off, &n);
 		n = min(n, len);
-		if (page && n >= SIW_ZCOPY_MIN) {
+		if (page && n >= SIW_ZCOPY_MIN &&
+		    qp->tx.nseg + SIW_TX_SEGS_RESERVED <= SIW_TX_MAX_SEGS) {
 			siw_tx_put_page(qp, page, off, n);
 		} else {
 			err = siw_mem_copy(mem, addr, siw_tx_put(qp, n), n,
@@ -429,7 +433,7 @@ static int siw_tx_frame_sqe(struct siw_qp *qp, struct socket *sock)
 		u8 *fpdu;
 		int err;
 
-		if (!siw_tx_room(qp, hdr_len, n, sqe->num_sge, zc))
+		if (!siw_tx_room(qp, hdr_len, n))
 			break;
 		fpdu = siw_tx_put(qp, hdr_len);
 		if (tagged) {
@@ -522,7 +526,7 @@ static int siw_tx_frame_rresp(struct siw_qp *qp, struct socket *sock)
 		bool last = qp->tx.rresp_done + n == total;
 		int err;
 
-		if (!siw_tx_room(qp, hdr_len, n, 1, zc))
+		if (!siw_tx_room(qp, hdr_len, n))
 			break;
 		h = (struct iwarp_tagged_hdr *)siw_tx_put(qp, hdr_len);
 		h->ctrl.ddp_rdmap_ctrl =
