@@ -32,7 +32,7 @@ table() {
 awk '
 FNR == 1 { f++ }
 f == 1 { k = $1 " " $2; order[++n] = k; sbw[k] = $3; slat[k] = $4 }
-f == 2 { k = $1 " " $2; obw[k] = $3; olat[k] = $4 }
+f == 2 { k = $1 " " $2; obw[k] = $3; olat[k] = $4; if (!(k in sbw)) { order[++n] = k; sbw[k] = "-"; slat[k] = "-" } }
 function ratio(o, s) { return (o == "-" || s == "-" || o == "" || s == "" || s + 0 == 0) ? "-" : sprintf("%.2f", o / s) }
 END {
 	print "| test | bytes | stock MB/s | ours MB/s | ratio | stock usec | ours usec | ratio |"

@@ -5,14 +5,18 @@
 # loopback on siw0 (ours, or upstream siw on the stock stack), and raw TCP
 # (iperf3) over the same path for scale. One line per result:
 #   BENCH <test> <bytes> <MB/s or -> <typical usec or ->
+# On ours the bandwidth tests run first with zero-copy transmit switched off
+# (debugfs), as <test>_copy, then as shipped (zero copy on).
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 siw_up || exit 1
 sleep 1
 a=192.0.2.1
 
-# run_pt TEST SIZE ITERS: server in the background, client prints the table.
+# run_pt TEST SIZE ITERS [SUFFIX]: server in the background, client prints
+# the table; the result line is named TEST plus SUFFIX.
 run_pt() {
+	sfx=${4:-}
 	timeout 300 "$1" -d siw0 -R -s "$2" -n "$3" >/dev/null 2>&1 &
 	sleep 2
 	line=$(timeout 300 "$1" -d siw0 -R -s "$2" -n "$3" $a 2>/dev/null |
@@ -21,11 +25,18 @@ run_pt() {
 	# shellcheck disable=SC2086
 	set -- "$1" "$2" $line
 	case $1 in
-	*_bw) echo "BENCH $1 $2 ${6:--} -" ;;
-	*_lat) echo "BENCH $1 $2 - ${7:--}" ;;
+	*_bw) echo "BENCH $1$sfx $2 ${6:--} -" ;;
+	*_lat) echo "BENCH $1$sfx $2 - ${7:--}" ;;
 	esac
 }
 
+zc=/sys/kernel/debug/siw/zcopy
+if [ "$RDMA_KMOD_STACK" = ours ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	echo N >$zc
+	for t in ib_send_bw ib_write_bw ib_read_bw; do run_pt $t 65536 1000 _copy; done
+	echo Y >$zc
+fi
 for t in ib_send_bw ib_write_bw ib_read_bw; do run_pt $t 65536 1000; done
 for t in ib_send_lat ib_write_lat ib_read_lat; do run_pt $t 2 1000; done
 

@@ -5,7 +5,10 @@
 # (stock kernel with upstream siw, scripts/peer/upstream-siw.sh) run the same
 # steps in lockstep, each side once as server and once as client, with MPA
 # CRC off and then on (siw's mpa_crc_required parameter, the same on both
-# sides): rping -C 20 -v (data verified), ib_write_bw -R, ib_read_bw -R.
+# sides): rping -C 20 -v and rping -S 65535 -C 10 -v (data verified),
+# ib_write_bw -R, ib_read_bw -R. On ours, the payload of the large
+# transfers must go out by zero copy with CRC off and never with CRC on
+# (/sys/kernel/debug/siw/zcopy_bytes).
 # Both ends must exit 0. Where the side runs upstream siw, its debug line
 # "enter RTS: crc=y|n" proves what MPA negotiated. A step whose server is
 # upstream siw is retried once if it fails (see step()): the reference
@@ -28,6 +31,11 @@ if [ "$RDMA_KMOD_STACK" = stock ]; then
 	echo 'module siw format "enter RTS" +p' >$dyndbg || bad "siw dynamic debug"
 fi
 rts_count() { dmesg | grep -c "enter RTS: crc=$1"; }
+zc_bytes=/sys/kernel/debug/siw/zcopy_bytes
+if [ "$RDMA_KMOD_STACK" = ours ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+fi
+zc_read() { if [ -r $zc_bytes ]; then read -r zc <$zc_bytes; else zc=0; fi; }
 
 # attempt SERVER-ROLE TIMEOUT CMD...: once both VMs are at the step, the VM
 # whose role is SERVER-ROLE runs CMD, the other runs CMD PEER_IP (retrying
@@ -97,15 +105,33 @@ for crc in 0 1; do
 		bad "siw parameter mpa_crc_required"
 	[ $crc = 1 ] && c=on || c=off
 	y0=$(rts_count y) n0=$(rts_count n)
+	zc_read
+	zc0=$zc
 	for srole in server client; do
 		if [ "$RDMA_KMOD_ROLE" = "$srole" ]; then
 			step "rping, CRC $c" $srole 120 rping -s -a "$mine" -C 20 -v
 		else
 			step "rping, CRC $c" $srole 120 rping -c -C 20 -v -a
 		fi
+		if [ "$RDMA_KMOD_ROLE" = "$srole" ]; then
+			step "rping -S 65535, CRC $c" $srole 300 rping -s -a "$mine" -S 65535 -C 10 -v
+		else
+			step "rping -S 65535, CRC $c" $srole 300 rping -c -S 65535 -C 10 -v -a
+		fi
 		step "ib_write_bw -R, CRC $c" $srole 180 ib_write_bw -d siw0 -R -n 200
 		step "ib_read_bw -R, CRC $c" $srole 180 ib_read_bw -d siw0 -R -n 200
 	done
+	if [ "$RDMA_KMOD_STACK" = ours ]; then
+		zc_read
+		zc=$((zc - zc0))
+		if [ $crc = 1 ]; then
+			[ $zc = 0 ] && ok "no zero copy with CRC on" ||
+				bad "zero copy with CRC on ($zc bytes)"
+		else
+			[ $zc -gt 0 ] && ok "zero copy with CRC off ($zc bytes)" ||
+				bad "no zero copy with CRC off"
+		fi
+	fi
 	if [ "$RDMA_KMOD_STACK" = stock ]; then
 		y=$(($(rts_count y) - y0)) n=$(($(rts_count n) - n0))
 		if [ $crc = 1 ]; then

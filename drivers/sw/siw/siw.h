@@ -63,6 +63,13 @@ extern bool siw_tcp_nagle;
 extern bool siw_peer_to_peer;
 extern u8 siw_mpa_version;
 
+/* Zero-copy transmit switch and its counters (siw_debugfs.c). */
+extern bool siw_zcopy;
+extern atomic64_t siw_zcopy_pages;
+extern atomic64_t siw_zcopy_bytes;
+void siw_debugfs_init(void);
+void siw_debugfs_exit(void);
+
 extern struct workqueue_struct *siw_wq;		/* QP tx/rx work */
 extern struct workqueue_struct *siw_cm_wq;	/* connection setup */
 
@@ -239,6 +246,8 @@ void *siw_mem_kmap(struct siw_mem *mem, u64 addr, u32 *chunk,
 void siw_mem_kunmap(void *p, struct page *page, bool written);
 int siw_mem_copy(struct siw_mem *mem, u64 addr, void *buf, u32 len,
 		 bool to_mem);
+struct page *siw_mem_page(struct siw_mem *mem, u64 addr, u32 *off,
+			  u32 *chunk);
 int siw_mem_invalidate(struct siw_device *sdev, struct ib_pd *pd, u32 stag);
 int siw_mem_reg(struct siw_device *sdev, struct ib_pd *pd,
 		struct ib_mr *ibmr, u32 key, int access);
@@ -327,6 +336,19 @@ struct siw_wqe {
 	bool active;
 };
 
+/*
+ * One piece of the byte stream being sent: bytes of the tx buffer, or
+ * payload handed to TCP by page reference (zero copy; the segment holds
+ * a page reference until it is reset).
+ */
+struct siw_tx_seg {
+	struct page *page;		/* NULL: tx buffer at off */
+	u32 off;
+	u32 len;
+};
+
+#define SIW_TX_MAX_SEGS		128
+
 /* What the transmit side is working on. */
 enum siw_tx_kind {
 	SIW_TX_NONE,
@@ -341,9 +363,13 @@ struct siw_tx_ctx {
 	struct siw_mem *rresp_mem;
 	u32 rresp_done;
 	u32 msn[RDMAP_UNTAGGED_QN_COUNT];	/* last MSN sent per queue */
-	u8 *buf;			/* FPDUs being sent */
-	u32 buf_len;
-	u32 buf_sent;
+	u8 *buf;			/* headers, copied payload, trailers */
+	u32 buf_len;			/* bytes of buf in use */
+	/* what goes to TCP next, in order; a cursor resumes after -EAGAIN */
+	struct siw_tx_seg seg[SIW_TX_MAX_SEGS];
+	u16 nseg;
+	u16 seg_cur;			/* segment being sent */
+	u32 seg_sent;			/* bytes of seg[seg_cur] already sent */
 	bool sq_fenced;			/* waiting for reads before a fence */
 };
 
@@ -534,6 +560,7 @@ void siw_rq_flush(struct siw_qp *qp);
 void siw_tx_work(struct work_struct *work);
 void siw_rx_work(struct work_struct *work);
 void siw_tx_ctx_release(struct siw_qp *qp);
+void siw_tx_reset(struct siw_qp *qp);
 void siw_rx_ctx_release(struct siw_qp *qp);
 int siw_tx_init(struct siw_qp *qp);
 

@@ -220,6 +220,7 @@ static int __init siw_init_module(void)
 	if (err)
 		goto err_cm;
 
+	siw_debugfs_init();
 	rdma_link_register(&siw_link_ops);
 	pr_info("siw: loaded\n");
 	return 0;
@@ -241,6 +242,7 @@ static void __exit siw_exit_module(void)
 	siw_cm_exit();
 	destroy_workqueue(siw_cm_wq);
 	destroy_workqueue(siw_wq);
+	siw_debugfs_exit();
 	pr_info("siw: unloaded\n");
 }
 

@@ -8,6 +8,7 @@
  * never pulls memory from under data in flight.
  */
 #include <linux/highmem.h>
+#include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "siw.h"
@@ -110,6 +111,39 @@ void siw_mem_kunmap(void *p, struct page *page, bool written)
 	if (written)
 		flush_dcache_page(page);
 	kunmap_local(p);
+}
+
+/*
+ * The page holding addr inside mem if TCP may take a reference to it
+ * (sendpage_ok: not slab memory, which must be copied), else NULL. *off
+ * is addr's offset in that page and *chunk the bytes from there that
+ * are contiguous in it, set either way so a caller can copy that piece
+ * instead.
+ */
+struct page *siw_mem_page(struct siw_mem *mem, u64 addr, u32 *off,
+			  u32 *chunk)
+{
+	struct page *page = NULL;
+	u32 len;
+	void *p;
+
+	p = siw_mem_kmap(mem, addr, &len, &page);
+	if (!p) {
+		*off = 0;
+		*chunk = PAGE_SIZE - offset_in_page(addr);
+		return NULL;
+	}
+	*off = offset_in_page(p);
+	/* a fast-registration page may be smaller than a CPU page */
+	*chunk = min_t(u32, len, PAGE_SIZE - *off);
+	if (page) {
+		/* user memory: the mapping only told us the offset */
+		siw_mem_kunmap(p, page, false);
+	} else if (virt_addr_valid(p)) {
+		/* kernel virtual address of a linear-mapped page */
+		page = virt_to_page(p);
+	}
+	return page && sendpage_ok(page) ? page : NULL;
 }
 
 /* Copies len bytes between buf and mem at addr; bounds already checked. */

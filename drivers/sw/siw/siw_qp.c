@@ -117,7 +117,7 @@ int siw_qp_connect(struct siw_qp *qp, const struct siw_conn_params *p)
 	qp->irq_put = qp->irq_get = 0;
 	memset(&qp->tx.msn, 0, sizeof(qp->tx.msn));
 	qp->tx.kind = SIW_TX_NONE;
-	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	siw_tx_reset(qp);
 	qp->rx.state = SIW_RX_HDR;
 	qp->rx.hdr_have = 0;
 	qp->rx.hdr_len = 0;
@@ -265,7 +265,7 @@ void siw_sq_flush(struct siw_qp *qp)
 		qp->tx.rresp_mem = NULL;
 	}
 	qp->tx.kind = SIW_TX_NONE;
-	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	siw_tx_reset(qp);
 
 	/* reads still waiting for their response, oldest first */
 	spin_lock_irqsave(&qp->orq_lock, flags);

@@ -3,11 +3,15 @@
  * siw transmit: one work item per QP turns SQ work requests, answers to
  * inbound Read Requests and Terminates into FPDUs (RFC 5044 framing:
  * length, DDP/RDMAP header, payload, pad, CRC field) and hands them to
- * TCP without blocking. A full socket leaves the rest in the QP's buffer
- * until write_space kicks the work again. Payload is copied into the
- * buffer, so a Send or Write completes as soon as TCP has taken it all.
+ * TCP without blocking. What goes out is a short list of segments:
+ * pieces of the QP's buffer (headers, pad, CRC, copied payload) and, with
+ * zero copy, payload pages handed to TCP by reference. A full socket
+ * leaves the rest there, with a cursor at the exact byte, until
+ * write_space kicks the work again. A Send or Write completes as soon as
+ * TCP has taken all of it (TCP holds its own page references).
  */
 #include <linux/crc32c.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -19,6 +23,11 @@
 #define SIW_MAX_FPDU_PAYLOAD	(16 * 1024)
 /* Work requests handled per run before yielding the worker. */
 #define SIW_TX_BUDGET		64
+/*
+ * Smallest payload piece sent by page reference: below about a KiB,
+ * copying it is cheaper than a page reference and a TCP fragment.
+ */
+#define SIW_ZCOPY_MIN		1024
 
 int siw_tx_init(struct siw_qp *qp)
 {
@@ -30,8 +39,23 @@ int siw_tx_init(struct siw_qp *qp)
 	return 0;
 }
 
+/* Drops all segments (and their page references) and empties the buffer. */
+void siw_tx_reset(struct siw_qp *qp)
+{
+	u32 i;
+
+	for (i = 0; i < qp->tx.nseg; i++)
+		if (qp->tx.seg[i].page)
+			put_page(qp->tx.seg[i].page);
+	qp->tx.nseg = 0;
+	qp->tx.seg_cur = 0;
+	qp->tx.seg_sent = 0;
+	qp->tx.buf_len = 0;
+}
+
 void siw_tx_ctx_release(struct siw_qp *qp)
 {
+	siw_tx_reset(qp);
 	siw_wqe_put_mem(&qp->tx.wqe);
 	siw_mem_put(qp->tx.rresp_mem);
 	qp->tx.rresp_mem = NULL;
@@ -66,37 +90,136 @@ static u32 siw_fpdu_payload_max(struct socket *sock, u32 hdr_len)
 }
 
 /*
- * Appends an FPDU to the buffer: hdr (hdr_len bytes, mpa_len still to be
- * filled in), payload_len bytes copied by the caller right behind it
- * (already there when this runs), pad and CRC. Returns the bytes used.
+ * Takes len more bytes of the buffer for the stream; they join the last
+ * segment when it ends right there. The caller made sure of the room.
  */
-static u32 siw_fpdu_finish(struct siw_qp *qp, u8 *fpdu, u32 hdr_len,
-			   u32 payload_len)
+static u8 *siw_tx_put(struct siw_qp *qp, u32 len)
 {
-	struct iwarp_ctrl *c = (struct iwarp_ctrl *)fpdu;
-	u32 ulpdu = hdr_len - MPA_HDR_SIZE + payload_len;
+	struct siw_tx_seg *last = NULL;
+	u8 *p = qp->tx.buf + qp->tx.buf_len;
+
+	if (qp->tx.nseg)
+		last = &qp->tx.seg[qp->tx.nseg - 1];
+	if (!last || last->page || last->off + last->len != qp->tx.buf_len) {
+		last = &qp->tx.seg[qp->tx.nseg++];
+		last->page = NULL;
+		last->off = qp->tx.buf_len;
+		last->len = 0;
+	}
+	last->len += len;
+	qp->tx.buf_len += len;
+	return p;
+}
+
+/* Appends len bytes of page at off to the stream, by reference. */
+static void siw_tx_put_page(struct siw_qp *qp, struct page *page, u32 off,
+			    u32 len)
+{
+	struct siw_tx_seg *seg = &qp->tx.seg[qp->tx.nseg++];
+
+	get_page(page);
+	seg->page = page;
+	seg->off = off;
+	seg->len = len;
+	atomic64_inc(&siw_zcopy_pages);
+	atomic64_add(len, &siw_zcopy_bytes);
+}
+
+/*
+ * Ends the FPDU whose header (hdr_len bytes, mpa_len still to be filled
+ * in) is at hdr and whose payload_len payload bytes were put behind it:
+ * pad and CRC field. With CRC all of it is in the buffer in one piece
+ * (zero copy is off then), so the CRC covers hdr onwards.
+ */
+static void siw_fpdu_end(struct siw_qp *qp, u8 *hdr, u32 hdr_len,
+			 u32 payload_len)
+{
+	struct iwarp_ctrl *c = (struct iwarp_ctrl *)hdr;
 	u32 len = hdr_len + payload_len;
 	u32 pad = (4 - (len & 3)) & 3;
 	__le32 crc = 0;
+	u8 *tail;
 
-	c->mpa_len = cpu_to_be16(ulpdu);
-	memset(fpdu + len, 0, pad);
-	len += pad;
+	c->mpa_len = cpu_to_be16(hdr_len - MPA_HDR_SIZE + payload_len);
+	tail = siw_tx_put(qp, pad + MPA_CRC_SIZE);
+	memset(tail, 0, pad);
 	if (qp->mpa_crc)
-		crc = siw_crc_final(crc32c(~0U, fpdu, len));
-	memcpy(fpdu + len, &crc, MPA_CRC_SIZE);
+		crc = siw_crc_final(crc32c(~0U, hdr, len + pad));
+	memcpy(tail + pad, &crc, MPA_CRC_SIZE);
 	siw_count(qp->sdev, SIW_CNT_TX_FPDUS);
-	return len + MPA_CRC_SIZE;
 }
 
-/* Copies len bytes at message offset off out of the WQE's SGEs. */
-static int siw_wqe_gather(struct siw_wqe *wqe, u32 off, u8 *dst, u32 len)
+/*
+ * Segments a piece of payload may still take: the page itself, a copied
+ * piece after it and the FPDU's trailer must fit behind it.
+ */
+#define SIW_TX_SEGS_RESERVED	3
+
+/*
+ * Is there room for an FPDU of hdr_len and n payload bytes? The buffer
+ * must take it all, as any piece may have to be copied (slab memory,
+ * pieces below SIW_ZCOPY_MIN); pieces by reference are only taken while
+ * the segment list has room (siw_tx_put_mem), so a header, one copied
+ * piece and the trailer are all an FPDU is sure to need there.
+ */
+static bool siw_tx_room(struct siw_qp *qp, u32 hdr_len, u32 n)
+{
+	return qp->tx.buf_len + hdr_len + n + 3 + MPA_CRC_SIZE <=
+		       SIW_TX_BUF_SIZE &&
+	       qp->tx.nseg + SIW_TX_SEGS_RESERVED <= SIW_TX_MAX_SEGS;
+}
+
+/*
+ * Zero copy only without MPA CRC: the CRC is computed when the FPDU is
+ * framed, but TCP may retransmit from the pages after the work request
+ * completed and the application changed them, and the peer would then
+ * see a CRC error. Inline data and Read Requests are always copied.
+ */
+static bool siw_tx_zcopy_ok(struct siw_qp *qp)
+{
+	return READ_ONCE(siw_zcopy) && !qp->mpa_crc;
+}
+
+/*
+ * Puts len payload bytes of mem at addr into the stream: page by page by
+ * reference where zc allows and the piece is large enough, else copied.
+ */
+static int siw_tx_put_mem(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
+			  u32 len, bool zc)
+{
+	if (!zc)
+		return siw_mem_copy(mem, addr, siw_tx_put(qp, len), len, false);
+	while (len) {
+		struct page *page;
+		u32 off, n;
+		int err;
+
+		page = siw_mem_page(mem, addr, &off, &n);
+		n = min(n, len);
+		if (page && n >= SIW_ZCOPY_MIN &&
+		    qp->tx.nseg + SIW_TX_SEGS_RESERVED <= SIW_TX_MAX_SEGS) {
+			siw_tx_put_page(qp, page, off, n);
+		} else {
+			err = siw_mem_copy(mem, addr, siw_tx_put(qp, n), n,
+					   false);
+			if (err)
+				return err;
+		}
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Puts len bytes at message offset off of the WQE's SGEs into the stream. */
+static int siw_wqe_gather(struct siw_qp *qp, struct siw_wqe *wqe, u32 off,
+			  u32 len, bool zc)
 {
 	struct siw_sqe *sqe = &wqe->sqe;
 	int i, err;
 
 	if (sqe->flags & SIW_WQE_INLINE) {
-		memcpy(dst, (u8 *)&sqe->sge[1] + off, len);
+		memcpy(siw_tx_put(qp, len), (u8 *)&sqe->sge[1] + off, len);
 		return 0;
 	}
 	for (i = 0; i < sqe->num_sge && len; i++) {
@@ -108,11 +231,9 @@ static int siw_wqe_gather(struct siw_wqe *wqe, u32 off, u8 *dst, u32 len)
 			continue;
 		}
 		n = min(len, sge->length - off);
-		err = siw_mem_copy(wqe->mem[i], sge->laddr + off, dst, n,
-				   false);
+		err = siw_tx_put_mem(qp, wqe->mem[i], sge->laddr + off, n, zc);
 		if (err)
 			return err;
-		dst += n;
 		len -= n;
 		off = 0;
 	}
@@ -195,9 +316,11 @@ static int siw_do_local_op(struct siw_qp *qp, struct siw_sqe *sqe)
 /* Frames a Read Request and parks the WQE in the ORQ. */
 static void siw_tx_read_req(struct siw_qp *qp, struct siw_sqe *sqe)
 {
-	struct iwarp_read_req *rr = (struct iwarp_read_req *)qp->tx.buf;
+	struct iwarp_read_req *rr;
 	unsigned long flags;
 
+	siw_tx_reset(qp);
+	rr = (struct iwarp_read_req *)siw_tx_put(qp, sizeof(*rr));
 	memset(rr, 0, sizeof(*rr));
 	rr->hdr.ctrl.ddp_rdmap_ctrl =
 		cpu_to_be16(siw_ctrl(RDMAP_RDMA_READ_REQ, false, true));
@@ -211,8 +334,7 @@ static void siw_tx_read_req(struct siw_qp *qp, struct siw_sqe *sqe)
 	}
 	rr->source_stag = cpu_to_be32(sqe->rkey);
 	rr->source_to = cpu_to_be64(sqe->raddr);
-	qp->tx.buf_len = siw_fpdu_finish(qp, qp->tx.buf, sizeof(*rr), 0);
-	qp->tx.buf_sent = 0;
+	siw_fpdu_end(qp, (u8 *)rr, sizeof(*rr), 0);
 
 	spin_lock_irqsave(&qp->orq_lock, flags);
 	qp->orq[qp->orq_put % SIW_MAX_ORD_QP] = *sqe;
@@ -302,17 +424,18 @@ static int siw_tx_frame_sqe(struct siw_qp *qp, struct socket *sock)
 	u32 hdr_len = tagged ? sizeof(struct iwarp_tagged_hdr) :
 			       sizeof(struct iwarp_untagged_hdr);
 	u32 max = siw_fpdu_payload_max(sock, hdr_len);
+	bool zc = !(sqe->flags & SIW_WQE_INLINE) && siw_tx_zcopy_ok(qp);
 
-	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	siw_tx_reset(qp);
 	do {
-		u8 *fpdu = qp->tx.buf + qp->tx.buf_len;
 		u32 n = min(wqe->bytes - wqe->processed, max);
 		bool last = wqe->processed + n == wqe->bytes;
+		u8 *fpdu;
 		int err;
 
-		if (qp->tx.buf_len + hdr_len + n + 3 + MPA_CRC_SIZE >
-		    SIW_TX_BUF_SIZE)
+		if (!siw_tx_room(qp, hdr_len, n))
 			break;
+		fpdu = siw_tx_put(qp, hdr_len);
 		if (tagged) {
 			struct iwarp_tagged_hdr *h = (void *)fpdu;
 
@@ -339,10 +462,10 @@ static int siw_tx_frame_sqe(struct siw_qp *qp, struct socket *sock)
 			h->msn = cpu_to_be32(qp->tx.msn[RDMAP_UNTAGGED_QN_SEND]);
 			h->mo = cpu_to_be32(wqe->processed);
 		}
-		err = siw_wqe_gather(wqe, wqe->processed, fpdu + hdr_len, n);
+		err = siw_wqe_gather(qp, wqe, wqe->processed, n, zc);
 		if (err)
 			return err;
-		qp->tx.buf_len += siw_fpdu_finish(qp, fpdu, hdr_len, n);
+		siw_fpdu_end(qp, fpdu, hdr_len, n);
 		wqe->processed += n;
 	} while (wqe->processed < wqe->bytes);
 	return 0;
@@ -394,30 +517,30 @@ static int siw_tx_frame_rresp(struct siw_qp *qp, struct socket *sock)
 	u32 hdr_len = sizeof(struct iwarp_tagged_hdr);
 	u32 max = siw_fpdu_payload_max(sock, hdr_len);
 	u32 total = rr->sge[0].length;
+	bool zc = siw_tx_zcopy_ok(qp);
 
-	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	siw_tx_reset(qp);
 	do {
-		u8 *fpdu = qp->tx.buf + qp->tx.buf_len;
-		struct iwarp_tagged_hdr *h = (void *)fpdu;
+		struct iwarp_tagged_hdr *h;
 		u32 n = min(total - qp->tx.rresp_done, max);
 		bool last = qp->tx.rresp_done + n == total;
 		int err;
 
-		if (qp->tx.buf_len + hdr_len + n + 3 + MPA_CRC_SIZE >
-		    SIW_TX_BUF_SIZE)
+		if (!siw_tx_room(qp, hdr_len, n))
 			break;
+		h = (struct iwarp_tagged_hdr *)siw_tx_put(qp, hdr_len);
 		h->ctrl.ddp_rdmap_ctrl =
 			cpu_to_be16(siw_ctrl(RDMAP_RDMA_READ_RESP, true, last));
 		h->stag = cpu_to_be32(rr->rkey);
 		h->to = cpu_to_be64(rr->raddr + qp->tx.rresp_done);
 		if (n) {
-			err = siw_mem_copy(qp->tx.rresp_mem,
-					   rr->sge[0].laddr + qp->tx.rresp_done,
-					   fpdu + hdr_len, n, false);
+			err = siw_tx_put_mem(qp, qp->tx.rresp_mem,
+					     rr->sge[0].laddr +
+					     qp->tx.rresp_done, n, zc);
 			if (err)
 				return err;
 		}
-		qp->tx.buf_len += siw_fpdu_finish(qp, fpdu, hdr_len, n);
+		siw_fpdu_end(qp, (u8 *)h, hdr_len, n);
 		qp->tx.rresp_done += n;
 	} while (qp->tx.rresp_done < total);
 	return 0;
@@ -425,25 +548,44 @@ static int siw_tx_frame_rresp(struct siw_qp *qp, struct socket *sock)
 
 /* ---- the work ---- */
 
-/* Pushes the buffer into TCP: 0 when all went, -EAGAIN, or an error. */
+/*
+ * Pushes the segments into TCP from the cursor on: 0 when all went (the
+ * list is then reset), -EAGAIN, or an error. MSG_MORE while more follows
+ * lets TCP fill whole segments across pieces.
+ */
 static int siw_tx_send(struct siw_qp *qp, struct socket *sock)
 {
-	while (qp->tx.buf_sent < qp->tx.buf_len) {
-		struct kvec iov = {
-			.iov_base = qp->tx.buf + qp->tx.buf_sent,
-			.iov_len = qp->tx.buf_len - qp->tx.buf_sent,
-		};
-		struct msghdr msg = {
-			.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL,
-		};
+	while (qp->tx.seg_cur < qp->tx.nseg) {
+		struct siw_tx_seg *seg = &qp->tx.seg[qp->tx.seg_cur];
+		u32 len = seg->len - qp->tx.seg_sent;
+		int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
 		int rv;
 
-		rv = kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len);
+		if (qp->tx.seg_cur + 1 < qp->tx.nseg)
+			flags |= MSG_MORE;
+		if (seg->page) {
+			rv = kernel_sendpage(sock, seg->page,
+					     seg->off + qp->tx.seg_sent, len,
+					     flags);
+		} else {
+			struct kvec iov = {
+				.iov_base = qp->tx.buf + seg->off +
+					    qp->tx.seg_sent,
+				.iov_len = len,
+			};
+			struct msghdr msg = { .msg_flags = flags };
+
+			rv = kernel_sendmsg(sock, &msg, &iov, 1, len);
+		}
 		if (rv < 0)
 			return rv;
-		qp->tx.buf_sent += rv;
+		qp->tx.seg_sent += rv;
+		if (qp->tx.seg_sent == seg->len) {
+			qp->tx.seg_cur++;
+			qp->tx.seg_sent = 0;
+		}
 	}
-	qp->tx.buf_len = qp->tx.buf_sent = 0;
+	siw_tx_reset(qp);
 	return 0;
 }
 
@@ -509,9 +651,9 @@ void siw_tx_work(struct work_struct *work)
 
 		/* a Terminate ends the stream */
 		if (READ_ONCE(qp->term.valid) && !qp->term_sent) {
-			qp->tx.buf_len = siw_term_build(qp, qp->tx.buf,
-							SIW_TX_BUF_SIZE);
-			qp->tx.buf_sent = 0;
+			siw_tx_reset(qp);
+			siw_tx_put(qp, siw_term_build(qp, qp->tx.buf,
+						      SIW_TX_BUF_SIZE));
 			qp->term_sent = true;
 			siw_count(qp->sdev, SIW_CNT_TERM_SENT);
 			continue;
