@@ -81,6 +81,18 @@ wait_for() {
 	done
 }
 
+# wait_tcp_listen PORT [TRIES]: until a TCP socket (a kernel one too, as
+# siw's listeners) listens on PORT (0.3 s per try, 100 tries by default).
+wait_tcp_listen() {
+	wtl=$(printf ':%04X 00000000:0000 0A' "$1")
+	i=0
+	until grep -q "$wtl" /proc/net/tcp /proc/net/tcp6 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt "${2:-100}" ] || return 1
+		sleep 0.3
+	done
+}
+
 finish() {
 	echo "$fails failed"
 	[ $fails = 0 ]

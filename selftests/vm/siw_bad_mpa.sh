@@ -28,7 +28,7 @@ counter() {
 
 rping -s -P -a $a -p $port >/tmp/rping.srv 2>&1 &
 srv=$!
-sleep 2
+wait_tcp_listen $port || die "rping -s is not listening on $port"
 
 out=$(python3 "$RDMA_KMOD_SRC/selftests/vm/siw_mpa_inject.py" $a $port \
 	bad_key markers bad_revision oversized_pd_len \
