@@ -81,6 +81,22 @@ wait_for() {
 	done
 }
 
+# kern_cm_test ADDR: selftests/kmod/rdma_cm_kern_test.ko (a kernel ULP's
+# rdma_cm connection, Send, rdma_rw WRITE and READ on the device of ADDR,
+# bytes compared) loads only if every check passed; built against our
+# ib_core, so on our stack only.
+kern_cm_test() {
+	ko=$RDMA_KMOD_SRC/selftests/kmod/rdma_cm_kern_test.ko
+	modprobe rdma_cm || { bad "modprobe rdma_cm"; return; }
+	if insmod "$ko" addr="$1"; then
+		ok "kernel ULP over rdma_cm on $1: all checks passed"
+		rmmod rdma_cm_kern_test || bad "rmmod rdma_cm_kern_test"
+	else
+		bad "rdma_cm_kern_test on $1"
+	fi
+	dmesg | grep 'rdma_cm_kern_test:' | tail -8 | sed 's/^\[[^]]*\] //'
+}
+
 # wait_tcp_listen PORT [TRIES]: until a TCP socket (a kernel one too, as
 # siw's listeners) listens on PORT (0.3 s per try, 100 tries by default).
 wait_tcp_listen() {

@@ -50,5 +50,7 @@ if [ "$RDMA_KMOD_STACK" = ours ]; then
 		bad "zero-copy path not taken"
 fi
 
+[ "$RDMA_KMOD_STACK" = ours ] && kern_cm_test $a4
+
 rdma link delete siw0 || bad "link delete"
 finish

@@ -3,6 +3,7 @@
 # Kernel verbs API (issue 3, deliverable 2): the rdma_verbs_test module runs
 # RC send/write/read/atomics/fast-reg/invalidate between two kernel QPs on
 # rxe0 and checks the bytes; loading it succeeds only if every check passed.
+# Then a kernel ULP's path: rdma_cm, Send, rdma_rw WRITE/READ (kern_cm_test).
 . "$(dirname "$0")/../lib.sh"
 
 ko=selftests/kmod/rdma_verbs_test.ko
@@ -16,5 +17,6 @@ else
 	bad "rdma_verbs_test failed"
 fi
 dmesg | grep 'rdma_verbs_test:' | sed 's/^\[[^]]*\] //'
+kern_cm_test 192.0.2.1
 rdma link delete rxe0 || bad "link delete"
 finish
