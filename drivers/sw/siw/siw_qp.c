@@ -483,16 +483,20 @@ int siw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	mutex_unlock(&qp->modify_mutex);
 
-	/* no flushes into the CQs of a QP that is going away */
-	cancel_work_sync(&qp->tx_work);
-	cancel_work_sync(&qp->rx_work);
-	siw_tx_ctx_release(qp);
-	siw_rx_ctx_release(qp);
-
 	xa_erase(&sdev->qp_xa, qp->id);
 	/* iw_cm may still hold the QP until it has seen CLOSE */
 	siw_qp_put(qp);
 	wait_for_completion(&qp->qp_free);
+
+	/*
+	 * Only now can nothing queue the works again: an endpoint aborted
+	 * until its last reference went (netdev gone) moves the QP to error,
+	 * which kicks the flushes. Then no work may touch the rings.
+	 */
+	cancel_work_sync(&qp->tx_work);
+	cancel_work_sync(&qp->rx_work);
+	siw_tx_ctx_release(qp);
+	siw_rx_ctx_release(qp);
 
 	if (udata)
 		uctx = rdma_udata_to_drv_context(udata, siw_ucontext,
