@@ -97,6 +97,15 @@ wait_for() {
 	done
 }
 
+# wait_gone PID SECONDS: true once PID has exited.
+wait_gone() {
+	for _ in $(seq "$2"); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	return 1
+}
+
 # kern_cm_test ADDR: selftests/kmod/rdma_cm_kern_test.ko (a kernel ULP's
 # rdma_cm connection, Send, rdma_rw WRITE and READ on the device of ADDR,
 # bytes compared) loads only if every check passed; built against our

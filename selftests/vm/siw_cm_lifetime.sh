@@ -19,15 +19,6 @@ set -u
 siw_up || die "siw0 up"
 a4=192.0.2.1
 
-# wait_gone PID SECONDS: true once PID has exited.
-wait_gone() {
-	for _ in $(seq "$2"); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 1
-	done
-	return 1
-}
-
 echo "# kill -9 mid-connect"
 sysctl -q -w net.ipv4.tcp_syn_retries=2
 ip neigh replace 192.0.2.99 lladdr 52:54:00:99:99:99 dev eth0 nud permanent

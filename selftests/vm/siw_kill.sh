@@ -17,15 +17,6 @@ siw_up || die "siw0 up"
 a=192.0.2.1
 base=$(rdma res show siw0 2>&1)
 
-# wait_gone PID SECONDS: true once PID has exited.
-wait_gone() {
-	for _ in $(seq "$2"); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 1
-	done
-	return 1
-}
-
 # at_baseline WHAT: rdma res counts are what they were at the start.
 at_baseline() {
 	for _ in 1 2 3 4 5 6 7 8 9 10; do

@@ -19,11 +19,7 @@ tool=$RDMA_KMOD_TOOLS/cm_peer_loss
 port=7471
 [ -x "$tool" ] || die "no $tool (make tools)"
 siw_up || die "siw0 up"
-i=0
-until busybox ping -c 1 -W 1 "$RDMA_KMOD_PEER_IP" >/dev/null 2>&1; do
-	i=$((i + 1))
-	[ $i -lt 60 ] || die "peer $RDMA_KMOD_PEER_IP unreachable"
-done
+wait_peer
 
 if [ "$RDMA_KMOD_ROLE" = server ]; then
 	# The peer: serve one connection, let the data flow, then vanish.

@@ -17,11 +17,7 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
 siw_up || die "siw0 up"
-i=0
-until busybox ping -c 1 -W 1 "$RDMA_KMOD_PEER_IP" >/dev/null 2>&1; do
-	i=$((i + 1))
-	[ $i -lt 60 ] || die "peer $RDMA_KMOD_PEER_IP unreachable"
-done
+wait_peer
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 
 # Upstream siw logs the negotiated CRC at RTS (dynamic debug).
