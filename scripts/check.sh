@@ -58,14 +58,15 @@ if [ $vm = 1 ]; then
 		rc=$?
 		count < <(grep -E '^(PASS|FAIL|XFAIL|peer: FAIL):' build/vm-run.txt)
 		grep -v -E '^(PASS|FAIL|XFAIL):' build/vm-run.txt | tail -30
-		if [ $rc != 0 ] && ! grep -q '^FAIL' build/vm-run.txt; then
+		if [ $rc != 0 ] && ! grep -q -E '^(peer: )?FAIL' build/vm-run.txt; then
 			count <<< "FAIL: vm run (exit $rc)"
 		fi
 		if ls selftests/vm/twovm-*.sh > /dev/null 2>&1 && [ -z "$only" ]; then
 			scripts/vm/run.sh --kver "$KVER" --all --two-vm > build/vm-run2.txt 2>&1
 			rc=$?
 			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run2.txt)
-			[ $rc = 0 ] || grep -q '^FAIL' build/vm-run2.txt || count <<< "FAIL: two-vm run (exit $rc)"
+			[ $rc = 0 ] || grep -q -E '^(peer: )?FAIL' build/vm-run2.txt ||
+				count <<< "FAIL: two-vm run (exit $rc)"
 		fi
 		# Ours against ours: the twovm tests whose "# peer-stacks:" line
 		# names ours (RoCE v1 needs our stack on both ends).
@@ -75,10 +76,16 @@ if [ $vm = 1 ]; then
 			rc=$?
 			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' build/vm-run3.txt |
 				sed 's/^\(PASS\|FAIL\|peer: FAIL\): /&(peer ours) /')
-			[ $rc = 0 ] || grep -q '^FAIL' build/vm-run3.txt ||
+			[ $rc = 0 ] || grep -q -E '^(peer: )?FAIL' build/vm-run3.txt ||
 				count <<< "FAIL: two-vm run, peer ours (exit $rc)"
 		fi
 	fi
+fi
+# The failed tests' own FAIL lines (guest.sh puts them in the results,
+# indented) come last, next to the summary: CI shows only the end.
+if [ $failed != 0 ] && ls build/vm-run*.txt >/dev/null 2>&1; then
+	echo "--- why (details in build/vm-run*.txt and the logs they name):"
+	grep -h -E '^(peer: )?FAIL:|^(peer: )?    |^run.sh:' build/vm-run*.txt | grep -v '^run.sh:.*status 0' | tail -60
 fi
 [ $pending = 0 ] || echo "$pending pending (XFAIL: listed in selftests/vm/PENDING, not counted)"
 echo "$passed passed, $failed failed"

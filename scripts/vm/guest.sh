@@ -141,6 +141,12 @@ for t in $RDMA_KMOD_TESTS; do
 		r=XFAIL
 	fi
 	echo "$r: $name" >> $OUT/results
+	# Why, in the results too: CI shows only the end of the output.
+	if [ $r != PASS ]; then
+		sed -n "/^=== $name\$/,\$p" $OUT/guest.log >/tmp/test.out
+		{ grep -A3 '^FAIL: ' /tmp/test.out || tail -4 /tmp/test.out; } |
+			head -12 | sed 's/^/    /' >> $OUT/results
+	fi
 	[ $r = FAIL ] && status=1
 done
 
