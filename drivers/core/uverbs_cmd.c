@@ -625,6 +625,9 @@ int ib_uverbs_create_ah(struct uverbs_attr_bundle *attrs)
 	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
+	/* a driver without user AHs (siw) has no such command at all */
+	if (!ib_dev->ops.create_user_ah)
+		return -EOPNOTSUPP;
 	if (!rdma_is_port_valid(ib_dev, cmd.attr.port_num))
 		return -EINVAL;
 

@@ -56,9 +56,15 @@ int UverbsFile::cmd(uint32_t command, const void *req, size_t req_len,
 int UverbsFile::get_context(uint32_t *async_fd)
 {
 	ib_uverbs_get_context req{};
-	ib_uverbs_get_context_resp resp{};
-	int err = cmd(IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req), &resp,
-		      sizeof(resp));
+	// Room for a driver's answer too: siw refuses a context without it
+	// (rxe answers nothing). The core answer ends in a flexible array,
+	// hence the byte buffer.
+	alignas(8) unsigned char out[sizeof(ib_uverbs_get_context_resp) + 16] = {};
+	ib_uverbs_get_context_resp resp;
+	int err = cmd(IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req), out,
+		      sizeof(out));
+
+	memcpy(&resp, out, sizeof(resp));
 
 	if (!err) {
 		async_fds_.push_back(resp.async_fd);
@@ -93,7 +99,11 @@ int UverbsFile::reg_mr(uint32_t pd, uint64_t start, uint64_t length,
 		       uint32_t *lkey)
 {
 	ib_uverbs_reg_mr req{};
-	ib_uverbs_reg_mr_resp resp{};
+	// A driver's request and answer follow the core ones: siw wants both
+	// (its STag key in, the STag out), all zero here; rxe reads neither.
+	alignas(8) unsigned char in[sizeof(req) + 8] = {};
+	alignas(8) unsigned char out[sizeof(ib_uverbs_reg_mr_resp) + 16] = {};
+	ib_uverbs_reg_mr_resp resp;
 	int err;
 
 	req.start = start;
@@ -101,8 +111,9 @@ int UverbsFile::reg_mr(uint32_t pd, uint64_t start, uint64_t length,
 	req.hca_va = iova;
 	req.pd_handle = pd;
 	req.access_flags = access;
-	err = cmd(IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req), &resp,
-		  sizeof(resp));
+	memcpy(in, &req, sizeof(req));
+	err = cmd(IB_USER_VERBS_CMD_REG_MR, in, sizeof(in), out, sizeof(out));
+	memcpy(&resp, out, sizeof(resp));
 	if (!err) {
 		*handle = resp.mr_handle;
 		if (lkey)

@@ -287,7 +287,13 @@ struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 
 	if (!len || len > SIW_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
-	if (udata && udata->inlen >= sizeof(ureq)) {
+	/* upstream siw fails to pin such a range: EFAULT, not EINVAL */
+	if (start + len < start)
+		return ERR_PTR(-EFAULT);
+	if (udata) {
+		/* as upstream siw: the request carries the STag key */
+		if (udata->inlen < sizeof(ureq))
+			return ERR_PTR(-EINVAL);
 		err = ib_copy_from_udata(&ureq, udata, sizeof(ureq));
 		if (err)
 			return ERR_PTR(err);
@@ -317,7 +323,8 @@ struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 		err = -ENOMEM;
 		goto err_destroy;
 	}
-	if (udata && udata->outlen) {
+	if (udata) {
+		/* as upstream siw: no room for the STag, no MR */
 		if (udata->outlen < sizeof(uresp)) {
 			err = -EINVAL;
 			goto err_mr;

@@ -111,16 +111,15 @@ static int siw_alloc_ucontext(struct ib_ucontext *base, struct ib_udata *udata)
 	uctx->sdev = sdev;
 	siw_mmap_init(uctx);
 
-	if (udata && udata->outlen) {
-		if (udata->outlen < sizeof(uresp)) {
-			err = -EINVAL;
-			goto err_mmap;
-		}
-		uresp.dev_id = sdev->vendor_part_id;
-		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
-		if (err)
-			goto err_mmap;
+	/* as upstream siw: a context without room for our answer is refused */
+	if (!udata || udata->outlen < sizeof(uresp)) {
+		err = -EINVAL;
+		goto err_mmap;
 	}
+	uresp.dev_id = sdev->vendor_part_id;
+	err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+	if (err)
+		goto err_mmap;
 	return 0;
 
 err_mmap:
