@@ -75,15 +75,15 @@ pair() {
 # whose OUTPUT has fewer than N verified pings: rping exits 0 even when it
 # gave up early (a connection that ended, a peer that never answered).
 rping_short() {
-	out=$1
+	rs_out=$1
 	shift
 	[ "$1" = rping ] || return 1
 	case " $* " in *" -v "*) ;; *) return 1 ;; esac
-	want=$(echo "$*" | sed -n 's/.* -C \([0-9]*\).*/\1/p')
-	[ -n "$want" ] || return 1
-	got=$(grep -c "ping data: " "$out")
-	[ "$got" -lt "$want" ] || return 1
-	echo "rping: exit 0, but $got of $want pings verified"
+	rs_want=$(echo "$*" | sed -n 's/.* -C \([0-9]*\).*/\1/p')
+	[ -n "$rs_want" ] || return 1
+	rs_got=$(grep -c "ping data: " "$rs_out")
+	[ "$rs_got" -lt "$rs_want" ] || return 1
+	echo "rping: exit 0, but $rs_got of $rs_want pings verified"
 }
 
 # pair_once CLIENT-CMD... (for pair, server command in $srv): sets crc, src.
