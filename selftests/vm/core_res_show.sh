@@ -54,6 +54,32 @@ wait_res() {
 	return 1
 }
 
+# kern_ulp DEV: a kernel ULP's objects (rdma_cm_kern_test hold=1, built
+# against our ib_core: ours only) are listed with its module name.
+kern_ulp() {
+	[ "$RDMA_KMOD_STACK" = ours ] || return 0
+	ko=$RDMA_KMOD_SRC/selftests/kmod/rdma_cm_kern_test.ko
+	modprobe rdma_cm || { bad "modprobe rdma_cm"; return; }
+	insmod "$ko" addr=$a4 hold=1 || { bad "rdma_cm_kern_test hold=1 on $1"; return; }
+	kn='comm \[rdma_cm_kern_test\]$'
+	show rdma res show qp
+	show rdma res show cm_id
+	has "$1 kernel ULP: RC QP in RTS" "^link $1/1 lqpn [0-9]+ rqpn [0-9]+ type RC state RTS .*$kn" \
+		rdma res show qp
+	has "$1 kernel ULP: listener" "^link $1/- cm-idn [0-9]+ state LISTEN ps TCP $kn" \
+		rdma res show cm_id
+	has "$1 kernel ULP: connected id" \
+		"^link $1/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CONNECT ps TCP $kn" \
+		rdma res show cm_id
+	has "$1 kernel ULP: CQ" "^dev $1 cqn [0-9]+ cqe [0-9]+ users [0-9]+ poll-ctx [A-Z_]+ .*$kn" \
+		rdma res show cq
+	has "$1 kernel ULP: PD" "^dev $1 pdn [0-9]+ local_dma_lkey 0x[0-9a-f]+ users [0-9]+ $kn" \
+		rdma res show pd
+	rmmod rdma_cm_kern_test || bad "rmmod rdma_cm_kern_test"
+	n=$(rdma res show pd dev "$1" | grep -c 'rdma_cm_kern_test')
+	expect_eq "$1 kernel ULP's objects gone after rmmod" "$n" 0
+}
+
 stop() {
 	kill "$@" 2>/dev/null
 	for p in "$@"; do wait_gone "$p" 30 || bad "pid $p did not exit"; done
@@ -127,6 +153,7 @@ show rdma res show qp
 stop $cpid $spid $hpid
 n=$(rdma res show pd dev rxe0 | grep -c "pid $hpid")
 expect_eq "pds gone with their process" "$n" 0
+kern_ulp rxe0
 rdma link delete rxe0 || bad "link delete rxe0"
 
 # ---------------------------------------------------------------- siw0
@@ -161,5 +188,6 @@ has "siw cm_id: client" "^link siw0/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state
 has "siw qp: rping's RC in RTS" "^link siw0/1 lqpn [0-9]+ .*type RC state RTS .*pid $cpid comm rping\$" \
 	rdma res show qp
 stop $cpid $spid $hpid
+kern_ulp siw0
 rdma link delete siw0 || bad "link delete siw0"
 finish
