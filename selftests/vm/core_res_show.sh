@@ -12,11 +12,12 @@ hold=$RDMA_KMOD_TOOLS/res_hold
 a4=192.0.2.1
 [ -x "$hold" ] || die "$hold not built"
 
-# has DESC REGEX CMD...: CMD's output has a line matching REGEX (ERE).
+# has DESC REGEX CMD...: CMD's output has a line matching REGEX (ERE);
+# iproute2 ends each line with a blank, left out before matching.
 has() {
 	hd=$1 hre=$2
 	shift 2
-	hout=$("$@" 2>&1)
+	hout=$("$@" 2>&1 | sed 's/ $//')
 	if printf '%s\n' "$hout" | grep -qE "$hre"; then
 		ok "$hd"
 	else
@@ -106,30 +107,35 @@ own="pid $hpid comm res_hold"
 has "qp: RC in RTS, connected to itself" \
 	"^link rxe0/1 lqpn $rc rqpn $rc type RC state RTS rq-psn 1193046 sq-psn 1193046 path-mig-state MIGRATED pdn [0-9]+ $own\$" \
 	rdma res show qp
-has "qp: RC in INIT" "^link rxe0/1 lqpn $init rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state (MIGRATED|ARMED|REARM) pdn [0-9]+ $own\$" \
+has "qp: RC in INIT" "^link rxe0/1 lqpn $init rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn [0-9]+ $own\$" \
 	rdma res show qp
 has "qp: UD in RTS" "^link rxe0/1 lqpn $ud type UD state RTS sq-psn 6636321 pdn [0-9]+ $own\$" \
 	rdma res show qp
 has "qp: the MAD layer's GSI QP (kernel)" \
-	"^link rxe0/1 lqpn 1 type GSI state RTS sq-psn 0 comm \[ib_core\]\$" rdma res show qp
+	"^link rxe0/1 lqpn 1 type GSI state RTS sq-psn [0-9]+ comm \[ib_core\]\$" rdma res show qp
 has "qp filter lqpn (doit)" "^link rxe0/1 lqpn $rc rqpn $rc type RC state RTS" \
 	rdma res show qp lqpn "$rc"
 n=$(rdma res show qp lqpn "$rc" | grep -c .)
 expect_eq "qp filter: one line" "$n" 1
 has "qp -j" "\"lqpn\":$rc,\"rqpn\":$rc,\"type\":\"RC\",\"state\":\"RTS\"" \
 	rdma -j res show qp lqpn "$rc"
-has "cq: user CQ" "^dev rxe0 cqn [0-9]+ cqe 1[0-9] users 3 .*$own\$" rdma res show cq
-has "cq: kernel CQ" "^dev rxe0 cqn [0-9]+ cqe [0-9]+ users [0-9]+ poll-ctx [A-Z_]+ .*comm \[ib_core\]\$" \
+# 16 CQEs asked for, rxe rounds up; 3 QPs send and receive through it.
+has "cq: user CQ" "^dev rxe0 cqn [0-9]+ cqe 31 users 6 adaptive-moderation off ctxn [0-9]+ $own\$" \
 	rdma res show cq
-has "mr: user MR" "^dev rxe0 mrn [0-9]+ rkey 0x[0-9a-f]+ lkey 0x[0-9a-f]+ mrlen 4096 pdn [0-9]+ $own\$" \
+has "cq: kernel CQ (MAD)" \
+	"^dev rxe0 cqn [0-9]+ cqe 1023 users 2 poll-ctx WORKQUEUE adaptive-moderation off comm \[ib_core\]\$" \
+	rdma res show cq
+has "mr: user MR" "^dev rxe0 mrn [0-9]+ rkey (0x[0-9a-f]+) lkey \\1 mrlen 4096 pdn [0-9]+ $own\$" \
 	rdma res show mr
-has "pd: user PD" "^dev rxe0 pdn [0-9]+ local_dma_lkey 0x[0-9a-f]+ users [0-9]+ ctxn [0-9]+ $own\$" \
+# The first PD has 3 QPs, the MR and the SRQ.
+has "pd: user PD" "^dev rxe0 pdn [0-9]+ local_dma_lkey 0x0 users 5 ctxn [0-9]+ $own\$" \
 	rdma res show pd
-has "pd: kernel PD" "^dev rxe0 pdn [0-9]+ local_dma_lkey 0x[0-9a-f]+ users [0-9]+ comm \[ib_core\]\$" \
+has "pd: kernel PD (lkey of the core's DMA MR)" \
+	"^dev rxe0 pdn [0-9]+ local_dma_lkey 0x[1-9a-f][0-9a-f]* users 1 comm \[ib_core\]\$" \
 	rdma res show pd
 has "ctx" "^dev rxe0 ctxn [0-9]+ $own\$" rdma res show ctx
 has "srq" "^dev rxe0 srqn [0-9]+ type BASIC lqpn $init pdn [0-9]+ $own\$" rdma res show srq
-n=$(rdma res show pd dev rxe0 | grep -c "$own\$")
+n=$(rdma res show pd dev rxe0 | grep -c "$own \?\$")
 expect_eq "pd dump of 300 PDs (several netlink messages)" "$n" 300
 n=$(rdma -j res show pd dev rxe0 | grep -o "\"pid\":$hpid" | grep -c .)
 expect_eq "pd -j dump of 300 PDs" "$n" 300
@@ -143,7 +149,7 @@ cpid=$!
 wait_res cm_id "state CONNECT.*pid $cpid" || bad "connected cm_id"
 show rdma res show cm_id
 show rdma -d res show cm_id
-has "cm_id: listener" "^link rxe0/- cm-idn [0-9]+ state LISTEN ps TCP pid $spid comm rping src-addr $a4:7174\$" \
+has "cm_id: listener" "^link rxe0/1 cm-idn [0-9]+ state LISTEN ps TCP pid $spid comm rping src-addr $a4:7174 dst-addr 0.0.0.0:0\$" \
 	rdma res show cm_id
 has "cm_id: client" "^link rxe0/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CONNECT ps TCP pid $cpid comm rping src-addr $a4:[0-9]+ dst-addr $a4:7174\$" \
 	rdma res show cm_id
@@ -166,14 +172,18 @@ show rdma res show mr
 show rdma res show pd
 show rdma res show srq
 own="pid $hpid comm res_hold"
-has "siw qp: RC in INIT" "^link siw0/1 lqpn $rc rqpn 0 type RC state INIT rq-psn 0 sq-psn 0 path-mig-state [A-Z]+ pdn [0-9]+ $own\$" \
+# Upstream siw's query_qp reports every QP in RESET; ours its real state.
+has "siw qp: RC in INIT" "^link siw0/1 lqpn $rc rqpn 0 type RC state (INIT|RESET) rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn [0-9]+ $own\$" \
 	rdma res show qp
 has "siw qp filter lqpn" "^link siw0/1 lqpn $init " rdma res show qp lqpn "$init"
 has "siw mr" "^dev siw0 mrn [0-9]+ rkey 0x[0-9a-f]+ lkey 0x[0-9a-f]+ mrlen 4096 pdn [0-9]+ $own\$" \
 	rdma res show mr
-has "siw pd" "^dev siw0 pdn [0-9]+ local_dma_lkey 0x[0-9a-f]+ users [0-9]+ ctxn [0-9]+ $own\$" \
+has "siw cq" "^dev siw0 cqn [0-9]+ cqe 16 users 4 adaptive-moderation off ctxn [0-9]+ $own\$" \
+	rdma res show cq
+has "siw srq" "^dev siw0 srqn [0-9]+ type BASIC lqpn $init pdn [0-9]+ $own\$" rdma res show srq
+has "siw pd" "^dev siw0 pdn [0-9]+ local_dma_lkey 0x0 users 4 ctxn [0-9]+ $own\$" \
 	rdma res show pd
-n=$(rdma res show pd dev siw0 | grep -c "$own\$")
+n=$(rdma res show pd dev siw0 | grep -c "$own \?\$")
 expect_eq "siw pd count" "$n" 3
 rping -s -a $a4 -P >/tmp/rping.srv 2>&1 &
 spid=$!
@@ -185,7 +195,9 @@ show rdma res show cm_id
 show rdma res show qp
 has "siw cm_id: client" "^link siw0/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CONNECT ps TCP pid $cpid comm rping src-addr $a4:[0-9]+ dst-addr $a4:7174\$" \
 	rdma res show cm_id
-has "siw qp: rping's RC in RTS" "^link siw0/1 lqpn [0-9]+ .*type RC state RTS .*pid $cpid comm rping\$" \
+has "siw cm_id: listener" "^link siw0/1 cm-idn [0-9]+ state LISTEN ps TCP pid $spid comm rping src-addr $a4:7174 dst-addr 0.0.0.0:0\$" \
+	rdma res show cm_id
+has "siw qp: rping's RC" "^link siw0/1 lqpn [0-9]+ rqpn 0 type RC state (RTS|RESET) rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn [0-9]+ pid $cpid comm rping\$" \
 	rdma res show qp
 stop $cpid $spid $hpid
 kern_ulp siw0
