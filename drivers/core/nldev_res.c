@@ -112,10 +112,20 @@ static int fill_res_cm_id(struct sk_buff *msg,
 		       READ_ONCE(id_priv->state)))
 		return -EMSGSIZE;
 	if (put_sockaddr(msg, RDMA_NLDEV_ATTR_RES_SRC_ADDR,
-			 &id->route.addr.src_addr) ||
-	    put_sockaddr(msg, RDMA_NLDEV_ATTR_RES_DST_ADDR,
-			 &id->route.addr.dst_addr))
+			 &id->route.addr.src_addr))
 		return -EMSGSIZE;
+	if (id->route.addr.dst_addr.ss_family) {
+		if (put_sockaddr(msg, RDMA_NLDEV_ATTR_RES_DST_ADDR,
+				 &id->route.addr.dst_addr))
+			return -EMSGSIZE;
+	} else if (id->route.addr.src_addr.ss_family) {
+		/* No peer (a listener): the any address of the source's family. */
+		struct sockaddr_storage any = {
+			.ss_family = id->route.addr.src_addr.ss_family };
+
+		if (put_sockaddr(msg, RDMA_NLDEV_ATTR_RES_DST_ADDR, &any))
+			return -EMSGSIZE;
+	}
 	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CM_IDN, res->id))
 		return -EMSGSIZE;
 	return 0;

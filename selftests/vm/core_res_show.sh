@@ -55,29 +55,34 @@ wait_res() {
 	return 1
 }
 
-# kern_ulp DEV: a kernel ULP's objects (rdma_cm_kern_test hold=1, built
-# against our ib_core: ours only) are listed with its module name.
+# kern_ulp DEV QPSTATE: a kernel ULP's objects (rdma_cm_kern_test hold=1,
+# built against our ib_core: ours only) are listed with its module name.
 kern_ulp() {
 	[ "$RDMA_KMOD_STACK" = ours ] || return 0
 	ko=$RDMA_KMOD_SRC/selftests/kmod/rdma_cm_kern_test.ko
 	modprobe rdma_cm || { bad "modprobe rdma_cm"; return; }
 	insmod "$ko" addr=$a4 hold=1 || { bad "rdma_cm_kern_test hold=1 on $1"; return; }
-	kn='comm \[rdma_cm_kern_test\]$'
+	# iproute2 cuts "[name" to 16 characters; rdma_create_qp's QPs are rdma_cm's.
+	kn='comm \[rdma_cm_kern_tes'
 	show rdma res show qp
 	show rdma res show cm_id
-	has "$1 kernel ULP: RC QP in RTS" "^link $1/1 lqpn [0-9]+ rqpn [0-9]+ type RC state RTS .*$kn" \
+	has "$1 kernel ULP: RC QP in $2" \
+		"^link $1/1 lqpn [0-9]+ rqpn [0-9]+ type RC state $2 .*comm \[rdma_cm\]\$" \
 		rdma res show qp
-	has "$1 kernel ULP: listener" "^link $1/- cm-idn [0-9]+ state LISTEN ps TCP $kn" \
+	has "$1 kernel ULP: listener" \
+		"^link $1/1 cm-idn [0-9]+ state LISTEN ps TCP $kn src-addr $a4:7470 dst-addr 0.0.0.0:0\$" \
 		rdma res show cm_id
 	has "$1 kernel ULP: connected id" \
-		"^link $1/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CONNECT ps TCP $kn" \
+		"^link $1/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CONNECT ps TCP $kn src-addr $a4:[0-9]+ dst-addr $a4:7470\$" \
 		rdma res show cm_id
-	has "$1 kernel ULP: CQ" "^dev $1 cqn [0-9]+ cqe [0-9]+ users [0-9]+ poll-ctx [A-Z_]+ .*$kn" \
+	# IB_POLL_SOFTIRQ (0), which iproute2 names DIRECT
+	has "$1 kernel ULP: CQ" \
+		"^dev $1 cqn [0-9]+ cqe [0-9]+ users 2 poll-ctx DIRECT adaptive-moderation off $kn\$" \
 		rdma res show cq
-	has "$1 kernel ULP: PD" "^dev $1 pdn [0-9]+ local_dma_lkey 0x[0-9a-f]+ users [0-9]+ $kn" \
+	has "$1 kernel ULP: PD" "^dev $1 pdn [0-9]+ local_dma_lkey 0x[0-9a-f]+ users [12] $kn\$" \
 		rdma res show pd
 	rmmod rdma_cm_kern_test || bad "rmmod rdma_cm_kern_test"
-	n=$(rdma res show pd dev "$1" | grep -c 'rdma_cm_kern_test')
+	n=$(rdma res show pd dev "$1" | grep -c 'rdma_cm_kern_tes')
 	expect_eq "$1 kernel ULP's objects gone after rmmod" "$n" 0
 }
 
@@ -122,6 +127,7 @@ has "qp -j" "\"lqpn\":$rc,\"rqpn\":$rc,\"type\":\"RC\",\"state\":\"RTS\"" \
 # 16 CQEs asked for, rxe rounds up; 3 QPs send and receive through it.
 has "cq: user CQ" "^dev rxe0 cqn [0-9]+ cqe 31 users 6 adaptive-moderation off ctxn [0-9]+ $own\$" \
 	rdma res show cq
+# IB_POLL_UNBOUND_WORKQUEUE (2), which iproute2 names WORKQUEUE
 has "cq: kernel CQ (MAD)" \
 	"^dev rxe0 cqn [0-9]+ cqe 1023 users 2 poll-ctx WORKQUEUE adaptive-moderation off comm \[ib_core\]\$" \
 	rdma res show cq
@@ -159,7 +165,7 @@ show rdma res show qp
 stop $cpid $spid $hpid
 n=$(rdma res show pd dev rxe0 | grep -c "pid $hpid")
 expect_eq "pds gone with their process" "$n" 0
-kern_ulp rxe0
+kern_ulp rxe0 RTS
 rdma link delete rxe0 || bad "link delete rxe0"
 
 # ---------------------------------------------------------------- siw0
@@ -200,6 +206,6 @@ has "siw cm_id: listener" "^link siw0/1 cm-idn [0-9]+ state LISTEN ps TCP pid $s
 has "siw qp: rping's RC" "^link siw0/1 lqpn [0-9]+ rqpn 0 type RC state (RTS|RESET) rq-psn 0 sq-psn 0 path-mig-state MIGRATED pdn [0-9]+ pid $cpid comm rping\$" \
 	rdma res show qp
 stop $cpid $spid $hpid
-kern_ulp siw0
+kern_ulp siw0 RTS
 rdma link delete siw0 || bad "link delete siw0"
 finish
