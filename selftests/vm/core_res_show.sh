@@ -86,6 +86,18 @@ kern_ulp() {
 	expect_eq "$1 kernel ULP's objects gone after rmmod" "$n" 0
 }
 
+# rping_up DEV: an rping server listening and a client connected to it,
+# running on (sets spid, cpid).
+rping_up() {
+	rping -s -a $a4 -P >/tmp/rping.srv 2>&1 &
+	spid=$!
+	wait_res cm_id "state LISTEN" || bad "$1: listening cm_id"
+	rping -c -a $a4 -C 1000000 >/tmp/rping.cli 2>&1 &
+	cpid=$!
+	wait_res cm_id "state CONNECT.*pid $cpid" || bad "$1: connected cm_id"
+	show rdma res show cm_id
+}
+
 stop() {
 	kill "$@" 2>/dev/null
 	for p in "$@"; do wait_gone "$p" 30 || bad "pid $p did not exit"; done
@@ -147,13 +159,7 @@ n=$(rdma -j res show pd dev rxe0 | grep -o "\"pid\":$hpid" | grep -c .)
 expect_eq "pd -j dump of 300 PDs" "$n" 300
 
 # rdma_cm ids: a listener, then a connection in progress.
-rping -s -a $a4 -P >/tmp/rping.srv 2>&1 &
-spid=$!
-wait_res cm_id "state LISTEN" || bad "listening cm_id"
-rping -c -a $a4 -C 1000000 >/tmp/rping.cli 2>&1 &
-cpid=$!
-wait_res cm_id "state CONNECT.*pid $cpid" || bad "connected cm_id"
-show rdma res show cm_id
+rping_up rxe0
 show rdma -d res show cm_id
 has "cm_id: listener" "^link rxe0/1 cm-idn [0-9]+ state LISTEN ps TCP pid $spid comm rping src-addr $a4:7174 dst-addr 0.0.0.0:0\$" \
 	rdma res show cm_id
@@ -191,13 +197,7 @@ has "siw pd" "^dev siw0 pdn [0-9]+ local_dma_lkey 0x0 users 4 ctxn [0-9]+ $own\$
 	rdma res show pd
 n=$(rdma res show pd dev siw0 | grep -c "$own \?\$")
 expect_eq "siw pd count" "$n" 3
-rping -s -a $a4 -P >/tmp/rping.srv 2>&1 &
-spid=$!
-wait_res cm_id "state LISTEN" || bad "siw listening cm_id"
-rping -c -a $a4 -C 1000000 >/tmp/rping.cli 2>&1 &
-cpid=$!
-wait_res cm_id "state CONNECT.*pid $cpid" || bad "siw connected cm_id"
-show rdma res show cm_id
+rping_up siw0
 show rdma res show qp
 has "siw cm_id: client" "^link siw0/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CONNECT ps TCP pid $cpid comm rping src-addr $a4:[0-9]+ dst-addr $a4:7174\$" \
 	rdma res show cm_id
