@@ -318,7 +318,10 @@ static const struct nldev_res_type nldev_res_types[RDMA_NLDEV_NUM_OPS] = {
 		RDMA_RESTRACK_SRQ, RDMA_NLDEV_ATTR_RES_SRQ,
 		RDMA_NLDEV_ATTR_RES_SRQ_ENTRY, RDMA_NLDEV_ATTR_RES_SRQN,
 		false, fill_res_srq },
-	/* *_GET_RAW: rxe and siw have no raw contexts to show (fill NULL). */
+	/*
+	 * *_GET_RAW: rxe and siw have no raw hardware contexts; the stock
+	 * kernel answers -EINVAL for them (fill NULL).
+	 */
 };
 
 /*
@@ -464,7 +467,7 @@ int nldev_res_obj_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	int err;
 
 	if (!t)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	device = nldev_res_device(skb, nlh, tb, &port, extack);
 	if (IS_ERR(device))
 		return PTR_ERR(device);
@@ -525,7 +528,7 @@ int nldev_res_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int err = 0;
 
 	if (!t)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	if (cb->args[0] > U32_MAX)
 		return 0;	/* the last id was sent */
 	device = nldev_res_device(skb, cb->nlh, tb, &port, NULL);

@@ -153,6 +153,7 @@ has "pd: kernel PD (lkey of the core's DMA MR)" \
 	rdma res show pd
 has "ctx" "^dev rxe0 ctxn [0-9]+ $own\$" rdma res show ctx
 has "srq" "^dev rxe0 srqn [0-9]+ type BASIC lqpn $init pdn [0-9]+ $own\$" rdma res show srq
+has "raw qp dump: EINVAL (no raw contexts)" "Invalid argument" rdma -r res show qp
 n=$(rdma res show pd dev rxe0 | grep -c "$own \?\$")
 expect_eq "pd dump of 300 PDs (several netlink messages)" "$n" 300
 n=$(rdma -j res show pd dev rxe0 | grep -o "\"pid\":$hpid" | grep -c .)
