@@ -8,6 +8,7 @@
  *   sysfs.c           /sys/class/infiniband
  *   netlink.c         NETLINK_RDMA sockets and dispatch to clients
  *   nldev.c           the NLDEV client (rdma tool, libibverbs) and link ops
+ *   nldev_res.c       NLDEV per-object resource tables (`rdma res show qp`)
  *   restrack.c        object counts for `rdma resource`
  *   hw_counters.c     per-port hardware counters (`rdma statistic`)
  */
@@ -29,6 +30,23 @@ int nldev_init(void);
 void nldev_exit(void);
 /* Link type lookup; loads "rdma-link-<type>" on a miss. Caller gets no ref. */
 const struct rdma_link_ops *link_ops_get(const char *type);
+/* nldev.c's message plumbing, for nldev_res.c. */
+int nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
+		struct netlink_ext_ack *extack);
+int fill_nldev_handle(struct sk_buff *msg, struct ib_device *device);
+struct sk_buff *nldev_reply_new(const struct sk_buff *skb,
+				const struct nlmsghdr *req, u32 cmd,
+				struct nlmsghdr **nlh);
+int nldev_reply_send(const struct sk_buff *skb, struct sk_buff *msg,
+		     struct nlmsghdr *nlh);
+struct ib_device *nldev_device(const struct sk_buff *skb, struct nlattr **tb);
+struct nlmsghdr *nldev_dump_put(struct sk_buff *skb,
+				struct netlink_callback *cb, u32 cmd);
+
+/* nldev_res.c */
+int nldev_res_obj_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+		       struct netlink_ext_ack *extack);
+int nldev_res_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* device.c: what nldev needs from the device registry. */
 typedef int (*nldev_callback)(struct ib_device *device, struct sk_buff *skb,
@@ -123,5 +141,13 @@ void ib_cq_pool_cleanup(struct ib_device *dev);
 /* restrack.c */
 int rdma_restrack_init(struct ib_device *dev);
 void rdma_restrack_clean(struct ib_device *dev);
+void rdma_restrack_remove(struct rdma_restrack_entry *res);
+void rdma_restrack_put(struct rdma_restrack_entry *res);
+struct rdma_restrack_entry *
+rdma_restrack_next(struct ib_device *dev, enum rdma_restrack_type type,
+		   u32 *id);
+struct rdma_restrack_entry *
+rdma_restrack_get_byid(struct ib_device *dev, enum rdma_restrack_type type,
+		       u32 id);
 
 #endif /* RDMA_KMOD_CORE_PRIV_H */

@@ -918,7 +918,7 @@ static struct ib_mad_port *mad_port_open(struct ib_device *device,
 	}
 	port->cq = ib_alloc_cq(device, port,
 			       IB_MAD_RECV_DEPTH + IB_MAD_SEND_DEPTH, 0,
-			       IB_POLL_WORKQUEUE);
+			       IB_POLL_UNBOUND_WORKQUEUE);
 	if (IS_ERR(port->cq)) {
 		ret = PTR_ERR(port->cq);
 		goto err_pd;

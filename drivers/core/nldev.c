@@ -3,7 +3,8 @@
  * The NLDEV netlink client: device and port queries for libibverbs and the
  * rdma tool, `rdma link add/delete`, rename, system settings, resource
  * summaries and char device lookup (GET_CHARDEV). Also the registry of link
- * types (rdma_link_ops) that NEWLINK creates devices with.
+ * types (rdma_link_ops) that NEWLINK creates devices with. The per-object
+ * resource tables (RES_QP_GET ...) are in nldev_res.c.
  */
 #include <linux/module.h>
 #include <linux/kdev_t.h>
@@ -45,8 +46,8 @@ static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
  * known ones must match the policy, fixed-size ones exactly (-EINVAL, as
  * the stock kernel answers a 1-byte DEV_INDEX).
  */
-static int nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
-		       struct netlink_ext_ack *extack)
+int nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
+		struct netlink_ext_ack *extack)
 {
 	return __nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_MAX - 1,
 			     nldev_policy, NL_VALIDATE_STRICT_ATTRS, extack);
@@ -123,7 +124,7 @@ EXPORT_SYMBOL(rdma_link_unregister);
 
 /* ------------------------------------------------------------ fill helpers */
 
-static int fill_nldev_handle(struct sk_buff *msg, struct ib_device *device)
+int fill_nldev_handle(struct sk_buff *msg, struct ib_device *device)
 {
 	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, device->index) ||
 	    nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME,
@@ -293,9 +294,9 @@ static int fill_res_info(struct sk_buff *msg, struct ib_device *device)
  * A doit answers with one message, flags 0: NLM_F_MULTI would make libnl
  * wait for an NLMSG_DONE that never comes.
  */
-static struct sk_buff *nldev_reply_new(const struct sk_buff *skb,
-				       const struct nlmsghdr *req, u32 cmd,
-				       struct nlmsghdr **nlh)
+struct sk_buff *nldev_reply_new(const struct sk_buff *skb,
+				const struct nlmsghdr *req, u32 cmd,
+				struct nlmsghdr **nlh)
 {
 	struct sk_buff *msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 
@@ -310,16 +311,15 @@ static struct sk_buff *nldev_reply_new(const struct sk_buff *skb,
 	return msg;
 }
 
-static int nldev_reply_send(const struct sk_buff *skb, struct sk_buff *msg,
-			    struct nlmsghdr *nlh)
+int nldev_reply_send(const struct sk_buff *skb, struct sk_buff *msg,
+		     struct nlmsghdr *nlh)
 {
 	nlmsg_end(msg, nlh);
 	return rdma_nl_unicast(sock_net(skb->sk), msg, NETLINK_CB(skb).portid);
 }
 
 /* The device named by DEV_INDEX, referenced, or NULL. */
-static struct ib_device *nldev_device(const struct sk_buff *skb,
-				      struct nlattr **tb)
+struct ib_device *nldev_device(const struct sk_buff *skb, struct nlattr **tb)
 {
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return NULL;
@@ -328,8 +328,8 @@ static struct ib_device *nldev_device(const struct sk_buff *skb,
 }
 
 /* Dump message header: multipart, answering the dump request. */
-static struct nlmsghdr *nldev_dump_put(struct sk_buff *skb,
-				       struct netlink_callback *cb, u32 cmd)
+struct nlmsghdr *nldev_dump_put(struct sk_buff *skb,
+				struct netlink_callback *cb, u32 cmd)
 {
 	return nlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			 RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), 0, NLM_F_MULTI);
@@ -660,96 +660,6 @@ static int nldev_res_get_dumpit(struct sk_buff *skb,
 {
 	ib_enum_all_devs(nldev_res_get_dump_one, skb, cb);
 	return skb->len;
-}
-
-/* ------------------------------------------------------------ RES_<object>_GET */
-
-/* The id attribute that selects one object, and whether it is per port. */
-static const struct {
-	u32 id_attr;
-	bool per_port;
-} nldev_res_obj[RDMA_NLDEV_NUM_OPS] = {
-	[RDMA_NLDEV_CMD_RES_QP_GET]	= { RDMA_NLDEV_ATTR_RES_LQPN, true },
-	[RDMA_NLDEV_CMD_RES_QP_GET_RAW]	= { RDMA_NLDEV_ATTR_RES_LQPN, true },
-	[RDMA_NLDEV_CMD_RES_CM_ID_GET]	= { RDMA_NLDEV_ATTR_RES_CM_IDN, true },
-	[RDMA_NLDEV_CMD_RES_CQ_GET]	= { RDMA_NLDEV_ATTR_RES_CQN, false },
-	[RDMA_NLDEV_CMD_RES_CQ_GET_RAW]	= { RDMA_NLDEV_ATTR_RES_CQN, false },
-	[RDMA_NLDEV_CMD_RES_MR_GET]	= { RDMA_NLDEV_ATTR_RES_MRN, false },
-	[RDMA_NLDEV_CMD_RES_MR_GET_RAW]	= { RDMA_NLDEV_ATTR_RES_MRN, false },
-	[RDMA_NLDEV_CMD_RES_PD_GET]	= { RDMA_NLDEV_ATTR_RES_PDN, false },
-	[RDMA_NLDEV_CMD_RES_CTX_GET]	= { RDMA_NLDEV_ATTR_RES_CTXN, false },
-	[RDMA_NLDEV_CMD_RES_SRQ_GET]	= { RDMA_NLDEV_ATTR_RES_SRQN, false },
-};
-
-/*
- * Parses and checks an object request; returns the device (referenced)
- * with *port set (0 if none was given), or an ERR_PTR.
- */
-static struct ib_device *nldev_res_obj_device(struct sk_buff *skb,
-					      const struct nlmsghdr *nlh,
-					      struct nlattr **tb, u32 *port,
-					      struct netlink_ext_ack *extack)
-{
-	struct ib_device *device;
-	int err;
-
-	err = nldev_parse(nlh, tb, extack);
-	if (err)
-		return ERR_PTR(err);
-	device = nldev_device(skb, tb);
-	if (!device)
-		return ERR_PTR(-EINVAL);
-
-	*port = 0;
-	if (tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
-		*port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-		if (!rdma_is_port_valid(device, *port)) {
-			ib_device_put(device);
-			return ERR_PTR(-EINVAL);
-		}
-	}
-	return device;
-}
-
-static int nldev_res_obj_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-			      struct netlink_ext_ack *extack)
-{
-	u32 op = RDMA_NL_GET_OP(nlh->nlmsg_type);
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	int err = -ENOENT;
-	u32 port;
-
-	device = nldev_res_obj_device(skb, nlh, tb, &port, extack);
-	if (IS_ERR(device))
-		return PTR_ERR(device);
-
-	if (!tb[nldev_res_obj[op].id_attr] ||
-	    !!port != nldev_res_obj[op].per_port)
-		err = -EINVAL;
-	/* Otherwise: no objects are tracked yet, so no such id. */
-
-	ib_device_put(device);
-	return err;
-}
-
-/*
- * An object table dump sends one message per batch of entries. With no
- * objects tracked yet there is nothing to send: the dump ends right away
- * with NLMSG_DONE, which `rdma resource show <object>` prints as nothing.
- */
-static int nldev_res_obj_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
-{
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	u32 port;
-
-	device = nldev_res_obj_device(skb, cb->nlh, tb, &port, NULL);
-	if (IS_ERR(device))
-		return PTR_ERR(device);
-	ib_device_put(device);
-	return 0;
 }
 
 /* ------------------------------------------------------------ SYS_GET/SET */

@@ -88,6 +88,8 @@ void rdma_restrack_new(struct rdma_restrack_entry *res,
 {
 	memset(res, 0, sizeof(*res));
 	res->type = type;
+	kref_init(&res->kref);
+	init_completion(&res->comp);
 }
 EXPORT_SYMBOL(rdma_restrack_new);
 
@@ -155,21 +157,97 @@ void rdma_restrack_add(struct rdma_restrack_entry *res)
 }
 EXPORT_SYMBOL(rdma_restrack_add);
 
-void rdma_restrack_del(struct rdma_restrack_entry *res)
+/*
+ * Takes the entry out of its table and waits until no dump reports it any
+ * more; the owner stays recorded, so a destroy that fails can add it back.
+ */
+void rdma_restrack_remove(struct rdma_restrack_entry *res)
 {
 	struct ib_device *dev = res_to_dev(res);
+	struct rdma_restrack_root *rt;
 
-	if (res->valid && dev && dev->res) {
-		struct rdma_restrack_root *rt = dev->res;
-
-		if (xa_cmpxchg(&rt->xa[res->type], res->id, res, NULL,
-			       GFP_KERNEL) == res)
-			atomic_dec(&rt->count[res->type]);
-	}
+	if (!res->valid)
+		return;
 	res->valid = false;
+	if (!dev || !dev->res)
+		return;
+	rt = dev->res;
+	if (xa_cmpxchg(&rt->xa[res->type], res->id, res, NULL,
+		       GFP_KERNEL) != res)
+		return;
+	atomic_dec(&rt->count[res->type]);
+	rdma_restrack_put(res);
+	wait_for_completion(&res->comp);
+	/* Ready to be added again. */
+	kref_init(&res->kref);
+	reinit_completion(&res->comp);
+}
+
+void rdma_restrack_del(struct rdma_restrack_entry *res)
+{
+	rdma_restrack_remove(res);
 	if (res->task) {
 		put_task_struct(res->task);
 		res->task = NULL;
 	}
 }
 EXPORT_SYMBOL(rdma_restrack_del);
+
+static void restrack_release(struct kref *kref)
+{
+	complete(&container_of(kref, struct rdma_restrack_entry, kref)->comp);
+}
+
+void rdma_restrack_put(struct rdma_restrack_entry *res)
+{
+	kref_put(&res->kref, restrack_release);
+}
+
+/*
+ * The first entry of @type with an id >= *id, referenced, and its id in
+ * *id; NULL when there is none. The table lock keeps an entry found there
+ * from being freed until the reference is taken: rdma_restrack_remove()
+ * takes the same lock to unlink it before it waits for the references.
+ */
+struct rdma_restrack_entry *
+rdma_restrack_next(struct ib_device *dev, enum rdma_restrack_type type,
+		   u32 *id)
+{
+	struct rdma_restrack_root *rt = dev->res;
+	struct rdma_restrack_entry *res;
+	unsigned long index = *id;
+	struct xarray *xa;
+
+	if (!rt || type >= RDMA_RESTRACK_MAX)
+		return NULL;
+	xa = &rt->xa[type];
+	xa_lock(xa);
+	for (res = xa_find(xa, &index, U32_MAX, XA_PRESENT); res;
+	     res = xa_find_after(xa, &index, U32_MAX, XA_PRESENT)) {
+		/* Zero: being removed, it is no longer listed. */
+		if (kref_get_unless_zero(&res->kref))
+			break;
+	}
+	xa_unlock(xa);
+	if (res)
+		*id = index;
+	return res;
+}
+
+/* The entry of @type with exactly this id, referenced, or NULL. */
+struct rdma_restrack_entry *
+rdma_restrack_get_byid(struct ib_device *dev, enum rdma_restrack_type type,
+		       u32 id)
+{
+	struct rdma_restrack_root *rt = dev->res;
+	struct rdma_restrack_entry *res;
+
+	if (!rt || type >= RDMA_RESTRACK_MAX)
+		return NULL;
+	xa_lock(&rt->xa[type]);
+	res = xa_load(&rt->xa[type], id);
+	if (res && !kref_get_unless_zero(&res->kref))
+		res = NULL;
+	xa_unlock(&rt->xa[type]);
+	return res;
+}

@@ -1191,9 +1191,13 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		return -EBUSY;
 
 	rdma_rw_cleanup_mrs(qp);
+	/* `rdma res show qp` queries the driver: not once it destroyed it. */
+	rdma_restrack_remove(&qp->res);
 	ret = qp->device->ops.destroy_qp(qp, udata);
-	if (ret)
+	if (ret) {
+		rdma_restrack_add(&qp->res);
 		return ret;
+	}
 
 	if (alt_path_sgid_attr)
 		rdma_put_gid_attr(alt_path_sgid_attr);

@@ -552,7 +552,11 @@ struct ib_umem;
 struct scatterlist;
 struct vm_area_struct;
 
-/* Per-object entry of `rdma resource` (restrack.c). */
+/*
+ * Per-object entry of `rdma resource` (restrack.c). A dump holds kref while
+ * it reports the object; rdma_restrack_del() waits for comp, so the object
+ * outlives every report that found it in the table.
+ */
 struct rdma_restrack_entry {
 	enum rdma_restrack_type	type;
 	bool			valid;
@@ -560,6 +564,8 @@ struct rdma_restrack_entry {
 	u32			id;
 	struct task_struct	*task;
 	const char		*kern_name;
+	struct kref		kref;
+	struct completion	comp;
 };
 
 /* Userspace context: one per open of /dev/infiniband/uverbsN. */

@@ -9,7 +9,8 @@
  * through MRs where the device needs them, as on iWARP), and the client
  * disconnects. Every check compares bytes. Loading succeeds only if all
  * checks pass; the verdicts go to the kernel log as
- * "rdma_cm_kern_test: PASS|FAIL ...".
+ * "rdma_cm_kern_test: PASS|FAIL ...". With hold=1 the connection and its
+ * objects stay until rmmod, for `rdma resource show` to list.
  */
 #include <linux/module.h>
 #include <linux/inet.h>
@@ -29,6 +30,9 @@ MODULE_PARM_DESC(addr, "IPv4 address of the RDMA device to test");
 static int port_param = 7470;
 module_param_named(port, port_param, int, 0444);
 MODULE_PARM_DESC(port, "TCP port space port to listen on");
+static bool hold_param;
+module_param_named(hold, hold_param, bool, 0444);
+MODULE_PARM_DESC(hold, "keep the connection until rmmod (for `rdma res show`)");
 
 #define CLI_BUF		(4 * PAGE_SIZE)	/* client's remotely accessible buffer */
 #define XFER_LEN	(2 * PAGE_SIZE + 100)	/* spans several pages */
@@ -550,6 +554,9 @@ static void ckt_teardown(struct ckt_ctx *c)
 	kfree(c->sbuf);
 }
 
+/* The connection kept for hold=1. */
+static struct ckt_ctx *held;
+
 static int __init rdma_cm_kern_test_init(void)
 {
 	struct ckt_ctx *c;
@@ -578,6 +585,11 @@ static int __init rdma_cm_kern_test_init(void)
 		ckt_test_send(c);
 		ckt_test_write(c);
 		ckt_test_read(c);
+		if (hold_param && !c->failures) {
+			held = c;
+			pr_info("rdma_cm_kern_test: holding the connection\n");
+			return 0;
+		}
 		ckt_test_disconnect(c);
 	}
 	ckt_teardown(c);
@@ -590,6 +602,11 @@ static int __init rdma_cm_kern_test_init(void)
 
 static void __exit rdma_cm_kern_test_exit(void)
 {
+	if (!held)
+		return;
+	ckt_test_disconnect(held);
+	ckt_teardown(held);
+	kfree(held);
 }
 
 module_init(rdma_cm_kern_test_init);
