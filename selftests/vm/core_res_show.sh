@@ -151,6 +151,13 @@ has "pd: user PD" "^dev rxe0 pdn [0-9]+ local_dma_lkey 0x0 users 5 ctxn [0-9]+ $
 has "pd: kernel PD (lkey of the core's DMA MR)" \
 	"^dev rxe0 pdn [0-9]+ local_dma_lkey 0x[1-9a-f][0-9a-f]* users 1 comm \[ib_core\]\$" \
 	rdma res show pd
+# Without CAP_NET_ADMIN the keys are left out, the rest is the same.
+nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
+show $nobody rdma res show mr
+has "mr: user MR, unprivileged caller (no keys)" \
+	"^dev rxe0 mrn [0-9]+ mrlen 4096 pdn [0-9]+ $own\$" $nobody rdma res show mr
+has "pd: user PD, unprivileged caller (no key)" \
+	"^dev rxe0 pdn [0-9]+ users 5 ctxn [0-9]+ $own\$" $nobody rdma res show pd
 has "ctx" "^dev rxe0 ctxn [0-9]+ $own\$" rdma res show ctx
 has "srq" "^dev rxe0 srqn [0-9]+ type BASIC lqpn $init pdn [0-9]+ $own\$" rdma res show srq
 has "raw qp dump: EINVAL (no raw contexts)" "Invalid argument" rdma -r res show qp
