@@ -145,7 +145,7 @@ void rdma_restrack_remove(struct rdma_restrack_entry *res);
 void rdma_restrack_put(struct rdma_restrack_entry *res);
 struct rdma_restrack_entry *
 rdma_restrack_next(struct ib_device *dev, enum rdma_restrack_type type,
-		   u32 *id);
+		   u64 *pos);
 struct rdma_restrack_entry *
 rdma_restrack_get_byid(struct ib_device *dev, enum rdma_restrack_type type,
 		       u32 id);

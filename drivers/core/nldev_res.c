@@ -233,15 +233,16 @@ cancel:
 static int fill_srq_qps(struct sk_buff *msg, struct ib_srq *srq)
 {
 	struct rdma_restrack_entry *res;
-	u32 min = 0, max = 0, id = 0;
+	u32 min = 0, max = 0;
 	struct nlattr *table;
 	bool any = false;
+	u64 pos = 0;
 	int err = 0;
 
 	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_QP);
 	if (!table)
 		return -EMSGSIZE;
-	while ((res = rdma_restrack_next(srq->device, RDMA_RESTRACK_QP, &id))) {
+	while ((res = rdma_restrack_next(srq->device, RDMA_RESTRACK_QP, &pos))) {
 		struct ib_qp *qp = container_of(res, struct ib_qp, res);
 		u32 qpn = qp->qp_num;
 		bool mine = qp->srq == srq;
@@ -260,9 +261,6 @@ static int fill_srq_qps(struct sk_buff *msg, struct ib_srq *srq)
 				any = true;
 			}
 		}
-		if (id == U32_MAX)
-			break;
-		id++;
 	}
 	if (!err && any)
 		err = put_qpn_range(msg, min, max);
@@ -426,7 +424,7 @@ static struct rdma_restrack_entry *res_find_qp(struct ib_device *device,
 					       u32 qpn, u32 port)
 {
 	struct rdma_restrack_entry *res, *found = NULL;
-	u32 id = 0;
+	u64 pos = 0;
 
 	res = rdma_restrack_get_byid(device, RDMA_RESTRACK_QP, qpn);
 	if (res) {
@@ -434,7 +432,7 @@ static struct rdma_restrack_entry *res_find_qp(struct ib_device *device,
 			return res;
 		rdma_restrack_put(res);
 	}
-	while ((res = rdma_restrack_next(device, RDMA_RESTRACK_QP, &id))) {
+	while ((res = rdma_restrack_next(device, RDMA_RESTRACK_QP, &pos))) {
 		struct ib_qp *qp = container_of(res, struct ib_qp, res);
 
 		if (qp->qp_num == qpn && (!found || qp->port == port)) {
@@ -446,9 +444,6 @@ static struct rdma_restrack_entry *res_find_qp(struct ib_device *device,
 		} else {
 			rdma_restrack_put(res);
 		}
-		if (id == U32_MAX)
-			break;
-		id++;
 	}
 	return found;
 }
@@ -524,7 +519,8 @@ int nldev_res_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	unsigned int filled = 0;
 	struct nlattr *table;
 	struct nlmsghdr *nlh;
-	u32 port, id;
+	u64 pos;
+	u32 port;
 	int err = 0;
 
 	if (!t)
@@ -548,8 +544,8 @@ int nldev_res_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		goto out_cancel;
 	}
 
-	id = cb->args[0];
-	while ((res = rdma_restrack_next(device, t->type, &id))) {
+	pos = cb->args[0];
+	while ((res = rdma_restrack_next(device, t->type, &pos))) {
 		bool show = res_visible(res) &&
 			    (!port || !t->port || t->port(res) == port);
 		int ret = 0;
@@ -564,10 +560,7 @@ int nldev_res_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		/* An object the driver cannot report (mid-destroy) is left out. */
 		if (show && !ret)
 			filled++;
-		cb->args[0] = (unsigned long)id + 1;
-		if (id == U32_MAX)
-			break;
-		id++;
+		cb->args[0] = pos;
 	}
 	if (!filled) {
 		/* Nothing more, or an entry larger than a whole part. */

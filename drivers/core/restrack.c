@@ -204,22 +204,24 @@ void rdma_restrack_put(struct rdma_restrack_entry *res)
 }
 
 /*
- * The first entry of @type with an id >= *id, referenced, and its id in
- * *id; NULL when there is none. The table lock keeps an entry found there
- * from being freed until the reference is taken: rdma_restrack_remove()
- * takes the same lock to unlink it before it waits for the references.
+ * The first entry of @type with an id >= *pos, referenced, with *pos moved
+ * past it (a cursor: the caller loops until NULL); NULL when there is none.
+ * The table lock keeps an entry found there from being freed until the
+ * reference is taken: rdma_restrack_remove() takes the same lock to unlink
+ * it before it waits for the references.
  */
 struct rdma_restrack_entry *
 rdma_restrack_next(struct ib_device *dev, enum rdma_restrack_type type,
-		   u32 *id)
+		   u64 *pos)
 {
 	struct rdma_restrack_root *rt = dev->res;
 	struct rdma_restrack_entry *res;
-	unsigned long index = *id;
+	unsigned long index;
 	struct xarray *xa;
 
-	if (!rt || type >= RDMA_RESTRACK_MAX)
+	if (!rt || type >= RDMA_RESTRACK_MAX || *pos > U32_MAX)
 		return NULL;
+	index = *pos;
 	xa = &rt->xa[type];
 	xa_lock(xa);
 	for (res = xa_find(xa, &index, U32_MAX, XA_PRESENT); res;
@@ -230,7 +232,7 @@ rdma_restrack_next(struct ib_device *dev, enum rdma_restrack_type type,
 	}
 	xa_unlock(xa);
 	if (res)
-		*id = index;
+		*pos = (u64)index + 1;
 	return res;
 }
 
