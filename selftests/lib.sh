@@ -44,9 +44,9 @@ gid_index_of() {
 # background and the client against it; both must exit 0. A client refused
 # because the server is not listening yet (a loaded host starts it slowly)
 # tries again while the server runs. A perftest pair whose own rdma_cm
-# handshake failed (its sync messages flushed: on iWARP, which has no RNR
-# retry, a sync Send that beats the peer's receive ends the connection) is
-# run once more, with the first attempt's output shown.
+# handshake failed (its sync messages flushed on both ends, seen rarely on
+# siw loopback, cause not found; perftest posts those receives before it
+# connects) is run once more, with the first attempt's output shown.
 pair() {
 	name=$1 t=$2
 	shift 2
