@@ -12,13 +12,18 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(KDIR) M=$(PWD) W=$(W) RDMA_KMOD_WERROR=$(WERROR) -j$(JOBS)
 
 .PHONY: all modules install uninstall clean setup check check-host check-vm demo \
-	tools vm-shell dkms-check bench help
+	tools vm-shell dkms-check bench compat help
 
 all: modules
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel headers at KDIR=$(KDIR); run 'make setup'"; exit 1; }
 	$(KMAKE) modules
+
+# The distribution's other RDMA consumers rebuilt on our core (scripts/compat/):
+# modules in build/compat/KVER/modules/, what built in build/compat/KVER/status.txt.
+compat: modules
+	scripts/compat/build.sh --kver $(KVER)
 
 install: modules
 	scripts/install-modules.sh --kver $(KVER) --src $(PWD)
