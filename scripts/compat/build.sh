@@ -77,12 +77,20 @@ fi
 rm -rf "$out/src" "$out/modules" "$out/logs" "$out/symvers" "$out/stamp"
 mkdir -p "$out/src" "$out/modules" "$out/logs" "$out/symvers"
 
-# Only the directories named in the list leave the tarball.
-dirs=$(consumers | awk '{ for (i = 2; i <= NF; i++) print "linux-source-6.1/" $i }' | sort -u)
-log "extracting $(echo "$dirs" | wc -l) directories of $tarball"
+# Only what the list names leaves the tarball: whole directories, or for
+# DIR:FILE that file with the Makefile and headers of DIR.
+members=$(consumers | awk '{
+	for (i = 2; i <= NF; i++) {
+		n = split($i, p, ":")
+		if (n == 1) { print "linux-source-6.1/" p[1]; continue }
+		print "linux-source-6.1/" p[1] "/Makefile"
+		print "linux-source-6.1/" p[1] "/" p[2]
+		print "linux-source-6.1/" p[1] "/*.h"
+	} }' | sort -u)
+log "extracting $(echo "$members" | wc -l) paths of $tarball"
 # shellcheck disable=SC2086
-tar -xJf "$tarball" -C "$out/src" --strip-components=1 $dirs ||
-	{ log "cannot extract from $tarball"; exit 1; }
+tar -xJf "$tarball" -C "$out/src" --strip-components=1 --wildcards --no-wildcards-match-slash \
+	$members || { log "cannot extract from $tarball"; exit 1; }
 
 # Symbols the stock RDMA modules export: a consumer needing one of them that
 # neither we nor an earlier consumer export would not load.
@@ -96,6 +104,7 @@ consumers | while read -r name dir extra; do
 	if [ -n "$only" ] && [[ " $only " != *" $name "* ]]; then
 		continue
 	fi
+	dir=${dir%%:*}
 	src=$out/src/$dir
 	obj=${name}.o
 	# Kbuild wins over Makefile: ours includes upstream's (a Kbuild of its
