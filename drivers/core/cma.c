@@ -992,7 +992,7 @@ static void cma_route_work(struct work_struct *work)
 	} else {
 		kfree(id_priv->id.route.path_rec);
 		id_priv->id.route.path_rec = path;
-		id_priv->id.route.num_paths = 1;
+		id_priv->id.route.num_pri_alt_paths = 1;
 		if (!cma_comp_exch(id_priv, RDMA_CM_ROUTE_QUERY,
 				   RDMA_CM_ROUTE_RESOLVED))
 			goto out;
@@ -1054,7 +1054,7 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 	}
 	kfree(id->route.path_rec);
 	id->route.path_rec = path;
-	id->route.num_paths = 1;
+	id->route.num_pri_alt_paths = 1;
 	return 0;
 }
 EXPORT_SYMBOL(rdma_set_ib_path);
@@ -1683,7 +1683,7 @@ static int cma_setup_conn_id(struct rdma_id_private *conn_id,
 						     GFP_KERNEL);
 		if (!conn_id->id.route.path_rec)
 			return -ENOMEM;
-		conn_id->id.route.num_paths = 1;
+		conn_id->id.route.num_pri_alt_paths = 1;
 	}
 
 	rdma_hold_gid_attr(sgid_attr);

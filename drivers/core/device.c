@@ -45,10 +45,13 @@ static struct workqueue_struct *ib_unreg_wq;
 static bool ib_devices_shared_netns = true;
 static DECLARE_RWSEM(netns_mode_rwsem);
 
-static bool rdma_dev_access_netns(const struct net *net)
+bool rdma_dev_access_netns(const struct ib_device *device,
+			   const struct net *net)
 {
-	return ib_devices_shared_netns || net_eq(net, &init_net);
+	return ib_devices_shared_netns ||
+	       net_eq(read_pnet(&device->coredev.rdma_net), net);
 }
+EXPORT_SYMBOL(rdma_dev_access_netns);
 
 bool rdma_compatdev_get(void)
 {
@@ -166,7 +169,12 @@ struct ib_device *_ib_alloc_device(size_t size)
 	xa_init_flags(&device->client_data, XA_FLAGS_ALLOC);
 	mutex_init(&device->unregistration_lock);
 	rwlock_init(&device->cache_lock);
-	INIT_LIST_HEAD(&device->port_list);
+	INIT_LIST_HEAD(&device->coredev.port_list);
+	device->coredev.owner = device;
+	write_pnet(&device->coredev.rdma_net, &init_net);
+	spin_lock_init(&device->qp_open_list_lock);
+	mutex_init(&device->compat_devs_mutex);
+	xa_init_flags(&device->compat_devs, XA_FLAGS_ALLOC);
 	init_completion(&device->unreg_completion);
 	INIT_WORK(&device->unregistration_work, ib_unregister_work);
 	ib_cq_pool_init(device);
@@ -195,20 +203,6 @@ void ib_set_device_ops(struct ib_device *dev, const struct ib_device_ops *ops)
 	if (ops->uverbs_abi_ver)
 		d->uverbs_abi_ver = ops->uverbs_abi_ver;
 	d->uverbs_no_driver_id_binding |= ops->uverbs_no_driver_id_binding;
-	SET_OP(query_device);
-	SET_OP(modify_device);
-	SET_OP(get_dev_fw_str);
-	SET_OP(query_port);
-	SET_OP(modify_port);
-	SET_OP(get_port_immutable);
-	SET_OP(get_link_layer);
-	SET_OP(get_netdev);
-	SET_OP(query_gid);
-	SET_OP(add_gid);
-	SET_OP(del_gid);
-	SET_OP(query_pkey);
-	SET_OP(enable_driver);
-	SET_OP(dealloc_driver);
 	SET_OP(device_group);
 	SET_OP(port_groups);
 	SET_OP(post_send);
@@ -219,9 +213,27 @@ void ib_set_device_ops(struct ib_device *dev, const struct ib_device_ops *ops)
 	SET_OP(peek_cq);
 	SET_OP(req_notify_cq);
 	SET_OP(post_srq_recv);
+	SET_OP(process_mad);
+	SET_OP(query_device);
+	SET_OP(modify_device);
+	SET_OP(get_dev_fw_str);
+	SET_OP(get_vector_affinity);
+	SET_OP(query_port);
+	SET_OP(modify_port);
+	SET_OP(get_port_immutable);
+	SET_OP(get_link_layer);
+	SET_OP(get_netdev);
+	SET_OP(alloc_rdma_netdev);
+	SET_OP(rdma_netdev_get_params);
+	SET_OP(query_gid);
+	SET_OP(add_gid);
+	SET_OP(del_gid);
+	SET_OP(query_pkey);
 	SET_OP(alloc_ucontext);
 	SET_OP(dealloc_ucontext);
 	SET_OP(mmap);
+	SET_OP(mmap_free);
+	SET_OP(disassociate_ucontext);
 	SET_OP(alloc_pd);
 	SET_OP(dealloc_pd);
 	SET_OP(create_ah);
@@ -241,15 +253,57 @@ void ib_set_device_ops(struct ib_device *dev, const struct ib_device_ops *ops)
 	SET_OP(modify_cq);
 	SET_OP(destroy_cq);
 	SET_OP(resize_cq);
+	SET_OP(pre_destroy_cq);
+	SET_OP(post_destroy_cq);
 	SET_OP(get_dma_mr);
 	SET_OP(reg_user_mr);
+	SET_OP(reg_user_mr_dmabuf);
+	SET_OP(rereg_user_mr);
 	SET_OP(dereg_mr);
 	SET_OP(alloc_mr);
+	SET_OP(alloc_mr_integrity);
+	SET_OP(advise_mr);
 	SET_OP(map_mr_sg);
+	SET_OP(check_mr_status);
 	SET_OP(alloc_mw);
 	SET_OP(dealloc_mw);
 	SET_OP(attach_mcast);
 	SET_OP(detach_mcast);
+	SET_OP(alloc_xrcd);
+	SET_OP(dealloc_xrcd);
+	SET_OP(create_flow);
+	SET_OP(destroy_flow);
+	SET_OP(destroy_flow_action);
+	SET_OP(set_vf_link_state);
+	SET_OP(get_vf_config);
+	SET_OP(get_vf_stats);
+	SET_OP(get_vf_guid);
+	SET_OP(set_vf_guid);
+	SET_OP(create_wq);
+	SET_OP(destroy_wq);
+	SET_OP(modify_wq);
+	SET_OP(create_rwq_ind_table);
+	SET_OP(destroy_rwq_ind_table);
+	SET_OP(alloc_dm);
+	SET_OP(dealloc_dm);
+	SET_OP(reg_dm_mr);
+	SET_OP(create_counters);
+	SET_OP(destroy_counters);
+	SET_OP(read_counters);
+	SET_OP(map_mr_sg_pi);
+	SET_OP(alloc_hw_device_stats);
+	SET_OP(alloc_hw_port_stats);
+	SET_OP(get_hw_stats);
+	SET_OP(modify_hw_stat);
+	SET_OP(fill_res_mr_entry);
+	SET_OP(fill_res_mr_entry_raw);
+	SET_OP(fill_res_cq_entry);
+	SET_OP(fill_res_cq_entry_raw);
+	SET_OP(fill_res_qp_entry);
+	SET_OP(fill_res_qp_entry_raw);
+	SET_OP(fill_res_cm_id_entry);
+	SET_OP(enable_driver);
+	SET_OP(dealloc_driver);
 	SET_OP(iw_add_ref);
 	SET_OP(iw_rem_ref);
 	SET_OP(iw_get_qp);
@@ -258,8 +312,14 @@ void ib_set_device_ops(struct ib_device *dev, const struct ib_device_ops *ops)
 	SET_OP(iw_reject);
 	SET_OP(iw_create_listen);
 	SET_OP(iw_destroy_listen);
-	SET_OP(alloc_hw_port_stats);
-	SET_OP(get_hw_stats);
+	SET_OP(counter_bind_qp);
+	SET_OP(counter_unbind_qp);
+	SET_OP(counter_dealloc);
+	SET_OP(counter_alloc_stats);
+	SET_OP(counter_update_stats);
+	SET_OP(fill_stat_mr_entry);
+	SET_OP(query_ucontext);
+	SET_OP(get_numa_node);
 	SET_OP(size_ib_ah);
 	SET_OP(size_ib_counters);
 	SET_OP(size_ib_cq);
@@ -316,7 +376,7 @@ struct ib_device *ib_device_get_by_index(const struct net *net, u32 index)
 
 	down_read(&devices_rwsem);
 	device = xa_load(&devices, index);
-	if (device && (!rdma_dev_access_netns(net) ||
+	if (device && (!rdma_dev_access_netns(device, net) ||
 		       !xa_get_mark(&devices, index, DEVICE_REGISTERED) ||
 		       !ib_device_try_get(device)))
 		device = NULL;
@@ -380,10 +440,10 @@ int ib_enum_all_devs(nldev_callback nldev_cb, struct sk_buff *skb,
 	unsigned int idx = 0;
 	int ret = 0;
 
-	if (!rdma_dev_access_netns(sock_net(skb->sk)))
-		return 0;
 	down_read(&devices_rwsem);
 	xa_for_each_marked(&devices, index, device, DEVICE_REGISTERED) {
+		if (!rdma_dev_access_netns(device, sock_net(skb->sk)))
+			continue;
 		ret = nldev_cb(device, skb, cb, idx);
 		if (ret)
 			break;

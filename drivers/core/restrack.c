@@ -133,7 +133,7 @@ void rdma_restrack_add(struct rdma_restrack_entry *res)
 	struct rdma_restrack_root *rt;
 	int ret = -EINVAL;
 
-	if (!dev || !dev->res || res->valid)
+	if (!dev || !dev->res || res->valid || res->no_track)
 		return;
 	rt = dev->res;
 

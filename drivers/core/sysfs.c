@@ -661,7 +661,7 @@ static int add_port(struct ib_device *ibdev, u32 port_num)
 	if (ret)
 		goto err_put;
 
-	ret = kobject_add(&p->kobj, ibdev->ports_kobj, "%u", port_num);
+	ret = kobject_add(&p->kobj, ibdev->coredev.ports_kobj, "%u", port_num);
 	if (ret)
 		goto err_put;
 
@@ -728,8 +728,8 @@ int ib_setup_port_attrs(struct ib_device *ibdev)
 	u32 port;
 	int ret;
 
-	ibdev->ports_kobj = kobject_create_and_add("ports", &ibdev->dev.kobj);
-	if (!ibdev->ports_kobj)
+	ibdev->coredev.ports_kobj = kobject_create_and_add("ports", &ibdev->dev.kobj);
+	if (!ibdev->coredev.ports_kobj)
 		return -ENOMEM;
 
 	rdma_for_each_port(ibdev, port) {
@@ -753,7 +753,7 @@ void ib_free_port_attrs(struct ib_device *ibdev)
 {
 	u32 port;
 
-	if (!ibdev->ports_kobj)
+	if (!ibdev->coredev.ports_kobj)
 		return;
 
 	rdma_for_each_port(ibdev, port) {
@@ -765,9 +765,9 @@ void ib_free_port_attrs(struct ib_device *ibdev)
 		remove_port(p);
 	}
 
-	kobject_del(ibdev->ports_kobj);
-	kobject_put(ibdev->ports_kobj);
-	ibdev->ports_kobj = NULL;
+	kobject_del(ibdev->coredev.ports_kobj);
+	kobject_put(ibdev->coredev.ports_kobj);
+	ibdev->coredev.ports_kobj = NULL;
 }
 
 int ib_device_rename_sysfs(struct ib_device *ibdev, const char *name)

@@ -818,7 +818,7 @@ static ssize_t ucma_query_route(struct ucma_file *file,
 		rdma_addr_get_dgid(dev_addr,
 				   (union ib_gid *)&resp.ib_route[0].dgid);
 	} else {
-		resp.num_paths = id->route.num_paths;
+		resp.num_paths = id->route.num_pri_alt_paths;
 		if (resp.num_paths > 2)
 			resp.num_paths = 2;
 		if (resp.num_paths >= 2)
@@ -898,7 +898,7 @@ static ssize_t ucma_query_path(struct ucma_context *ctx,
 	if (!resp)
 		return -ENOMEM;
 
-	for (i = 0; i < id->route.num_paths; i++) {
+	for (i = 0; i < id->route.num_pri_alt_paths; i++) {
 		if (sizeof(*resp) + (i + 1) * sizeof(struct ib_path_rec_data) >
 		    out_len)
 			break;

@@ -746,7 +746,8 @@ static struct ib_qp *create_qp(struct ib_device *dev, struct ib_pd *pd,
 	spin_lock_init(&qp->mr_lock);
 	INIT_LIST_HEAD(&qp->rdma_mrs);
 	INIT_LIST_HEAD(&qp->sig_mrs);
-	init_completion(&qp->srq_completion);
+	INIT_LIST_HEAD(&qp->open_list);
+	INIT_LIST_HEAD(&qp->xrcd_list);
 	atomic_set(&qp->usecnt, 0);
 
 	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);

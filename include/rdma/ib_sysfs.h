@@ -36,14 +36,4 @@ struct ib_port_attribute {
 struct ib_device *ib_port_sysfs_get_ibdev_kobj(struct kobject *kobj,
 					       u32 *port_num);
 
-/* The ib_device whose class device is @device. */
-static inline struct ib_device *rdma_device_to_ibdev(struct device *device)
-{
-	return container_of(device, struct ib_device, dev);
-}
-
-/* The driver structure embedding the ib_device of @device. */
-#define rdma_device_to_drv_device(dev, drv_dev_struct, ibdev_member)	\
-	container_of(rdma_device_to_ibdev(dev), drv_dev_struct, ibdev_member)
-
 #endif /* RDMA_KMOD_IB_SYSFS_H */

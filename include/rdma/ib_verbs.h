@@ -31,8 +31,19 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/atomic.h>
+#include <linux/uaccess.h>
+#include <linux/cgroup_rdma.h>
+#include <linux/irqflags.h>
+#include <linux/preempt.h>
+#include <linux/dim.h>
+#include <net/ipv6.h>
+#include <net/ip.h>
 #include <rdma/restrack.h>
+#include <rdma/signature.h>
 #include <uapi/rdma/ib_user_verbs.h>
+#include <uapi/rdma/rdma_user_ioctl.h>
 #include <uapi/rdma/ib_user_ioctl_verbs.h>
 #include <uapi/rdma/rdma_netlink.h>
 
@@ -44,6 +55,18 @@
 struct ib_device;
 struct ib_port;
 struct ib_client;
+struct ib_umem_odp;
+struct ib_uqp_object;
+struct ib_usrq_object;
+struct ib_uwq_object;
+struct ib_ucq_object;
+struct rdma_cm_id;
+struct rdma_counter;
+struct hw_stats_device_data;
+struct uapi_definition;
+struct uverbs_api_object;
+struct ib_grh;
+struct ib_mad;
 struct rdma_link_ops;
 struct ib_client_nl_info;
 struct rdma_restrack_root;
@@ -51,6 +74,88 @@ struct netlink_callback;
 struct sk_buff;
 struct iw_cm_id;
 struct iw_cm_conn_param;
+
+extern struct workqueue_struct *ib_wq;
+extern struct workqueue_struct *ib_comp_wq;
+extern struct workqueue_struct *ib_comp_unbound_wq;
+
+/*
+ * Messages prefixed with the driver, the parent device and the RDMA device
+ * name ("mlx5_core 0000:01:00.0 mlx5_0: ..."); exported by ib_core.
+ */
+__printf(3, 4) __cold
+void ibdev_printk(const char *level, const struct ib_device *ibdev,
+		  const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_emerg(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_alert(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_crit(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_err(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_warn(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_notice(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_info(const struct ib_device *ibdev, const char *format, ...);
+
+/*
+ * Debug messages go through the kernel's own __dynamic_ibdev_dbg() (built
+ * into vmlinux), which reads ib_device.dev at the stock offset: one of the
+ * layout crossings of Documentation/architecture.md.
+ */
+#if defined(CONFIG_DYNAMIC_DEBUG) || \
+	(defined(CONFIG_DYNAMIC_DEBUG_CORE) && defined(DYNAMIC_DEBUG_MODULE))
+#define ibdev_dbg(__dev, format, args...)			\
+	dynamic_ibdev_dbg(__dev, format, ##args)
+#else
+__printf(2, 3) __cold
+static inline void ibdev_dbg(const struct ib_device *ibdev,
+			     const char *format, ...) {}
+#endif
+
+#define ibdev_level_ratelimited(ibdev_level, ibdev, fmt, ...)		\
+do {									\
+	static DEFINE_RATELIMIT_STATE(_rs, DEFAULT_RATELIMIT_INTERVAL,	\
+				      DEFAULT_RATELIMIT_BURST);		\
+	if (__ratelimit(&_rs))						\
+		ibdev_level(ibdev, fmt, ##__VA_ARGS__);			\
+} while (0)
+
+#define ibdev_emerg_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_emerg, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_alert_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_alert, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_crit_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_crit, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_err_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_err, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_warn_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_warn, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_notice_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_notice, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_info_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_info, ibdev, fmt, ##__VA_ARGS__)
+
+#if defined(CONFIG_DYNAMIC_DEBUG) || \
+	(defined(CONFIG_DYNAMIC_DEBUG_CORE) && defined(DYNAMIC_DEBUG_MODULE))
+/* The dyndbg switch is tested first so that a disabled site costs nothing. */
+#define ibdev_dbg_ratelimited(ibdev, fmt, ...)				\
+do {									\
+	static DEFINE_RATELIMIT_STATE(_rs, DEFAULT_RATELIMIT_INTERVAL,	\
+				      DEFAULT_RATELIMIT_BURST);		\
+	DEFINE_DYNAMIC_DEBUG_METADATA(descriptor, fmt);			\
+	if (DYNAMIC_DEBUG_BRANCH(descriptor) && __ratelimit(&_rs))	\
+		__dynamic_ibdev_dbg(&descriptor, ibdev, fmt,		\
+				    ##__VA_ARGS__);			\
+} while (0)
+#else
+__printf(2, 3) __cold
+static inline void ibdev_dbg_ratelimited(const struct ib_device *ibdev,
+					 const char *format, ...) {}
+#endif
 
 union ib_gid {
 	u8 raw[16];
@@ -84,6 +189,11 @@ struct ib_gid_attr {
 	u32			port_num;
 };
 
+enum {
+	/* A GUID with the locally administered bit set (IBA 9.6.2.1). */
+	IB_SA_WELL_KNOWN_GUID	= BIT_ULL(57) | 2,
+};
+
 /* RDMA_NODE_* (node types) come from <uapi/rdma/rdma_netlink.h>. */
 
 enum rdma_transport_type {
@@ -107,6 +217,32 @@ enum rdma_network_type {
 	RDMA_NETWORK_IPV4,
 	RDMA_NETWORK_IPV6
 };
+
+static inline enum ib_gid_type
+ib_network_to_gid_type(enum rdma_network_type network_type)
+{
+	switch (network_type) {
+	case RDMA_NETWORK_IPV4:
+	case RDMA_NETWORK_IPV6:
+		return IB_GID_TYPE_ROCE_UDP_ENCAP;
+	case RDMA_NETWORK_ROCE_V1:
+		return IB_GID_TYPE_ROCE;
+	default:
+		return IB_GID_TYPE_IB;
+	}
+}
+
+/* RoCE v2 GIDs carry IPv4 addresses as v4-mapped IPv6 ones. */
+static inline enum rdma_network_type
+rdma_gid_attr_network_type(const struct ib_gid_attr *attr)
+{
+	if (attr->gid_type == IB_GID_TYPE_IB)
+		return RDMA_NETWORK_IB;
+	if (attr->gid_type == IB_GID_TYPE_ROCE)
+		return RDMA_NETWORK_ROCE_V1;
+	return ipv6_addr_v4mapped((const struct in6_addr *)&attr->gid) ?
+		RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+}
 
 enum rdma_link_layer {
 	IB_LINK_LAYER_UNSPECIFIED,
@@ -163,13 +299,27 @@ enum ib_atomic_cap {
 	IB_ATOMIC_GLOB
 };
 
+enum ib_odp_general_cap_bits {
+	IB_ODP_SUPPORT		= 1 << 0,
+	IB_ODP_SUPPORT_IMPLICIT = 1 << 1,
+};
+
+enum ib_odp_transport_cap_bits {
+	IB_ODP_SUPPORT_SEND	= 1 << 0,
+	IB_ODP_SUPPORT_RECV	= 1 << 1,
+	IB_ODP_SUPPORT_WRITE	= 1 << 2,
+	IB_ODP_SUPPORT_READ	= 1 << 3,
+	IB_ODP_SUPPORT_ATOMIC	= 1 << 4,
+	IB_ODP_SUPPORT_SRQ_RECV	= 1 << 5,
+};
+
 struct ib_odp_caps {
-	u64 general_caps;
+	uint64_t general_caps;
 	struct {
-		u32 rc_odp_caps;
-		u32 uc_odp_caps;
-		u32 ud_odp_caps;
-		u32 xrc_odp_caps;
+		uint32_t rc_odp_caps;
+		uint32_t uc_odp_caps;
+		uint32_t ud_odp_caps;
+		uint32_t xrc_odp_caps;
 	} per_transport_caps;
 };
 
@@ -177,6 +327,10 @@ struct ib_rss_caps {
 	u32 supported_qpts;
 	u32 max_rwq_indirection_tables;
 	u32 max_rwq_indirection_table_size;
+};
+
+enum ib_tm_cap_flags {
+	IB_TM_CAP_RNDV_RC = 1 << 0,	/* rendezvous offload on RC */
 };
 
 struct ib_tm_caps {
@@ -187,9 +341,32 @@ struct ib_tm_caps {
 	u32 max_sge;
 };
 
+struct ib_cq_init_attr {
+	unsigned int	cqe;
+	u32		comp_vector;
+	u32		flags;
+};
+
+enum ib_cq_attr_mask {
+	IB_CQ_MODERATE = 1 << 0,
+};
+
 struct ib_cq_caps {
 	u16 max_cq_moderation_count;
 	u16 max_cq_moderation_period;
+};
+
+/* Device memory (ib_alloc_dm) attributes; no device of ours has any. */
+struct ib_dm_mr_attr {
+	u64		length;
+	u64		offset;
+	u32		access_flags;
+};
+
+struct ib_dm_alloc_attr {
+	u64	length;
+	u32	alignment;
+	u32	flags;
 };
 
 struct ib_device_attr {
@@ -237,8 +414,8 @@ struct ib_device_attr {
 	int			sig_prot_cap;
 	int			sig_guard_cap;
 	struct ib_odp_caps	odp_caps;
-	u64			timestamp_mask;
-	u64			hca_core_clock;	/* kHz */
+	uint64_t		timestamp_mask;
+	uint64_t		hca_core_clock;	/* kHz */
 	struct ib_rss_caps	rss_caps;
 	u32			max_wq_type_rq;
 	u32			raw_packet_caps;
@@ -274,6 +451,30 @@ static inline enum ib_mtu ib_mtu_int_to_enum(int mtu)
 	return IB_MTU_256;
 }
 
+/* OPA's larger MTUs continue the IB encoding. */
+enum opa_mtu {
+	OPA_MTU_8192 = 6,
+	OPA_MTU_10240 = 7
+};
+
+static inline int opa_mtu_enum_to_int(enum opa_mtu mtu)
+{
+	if (mtu == OPA_MTU_8192)
+		return 8192;
+	if (mtu == OPA_MTU_10240)
+		return 10240;
+	return ib_mtu_enum_to_int((enum ib_mtu)mtu);
+}
+
+static inline enum opa_mtu opa_mtu_int_to_enum(int mtu)
+{
+	if (mtu >= 10240)
+		return OPA_MTU_10240;
+	if (mtu >= 8192)
+		return OPA_MTU_8192;
+	return (enum opa_mtu)ib_mtu_int_to_enum(mtu);
+}
+
 /* Static rate encoding of path records and address vectors (IBA 9.7.4). */
 enum ib_rate {
 	IB_RATE_PORT_CURRENT = 0,
@@ -299,6 +500,11 @@ enum ib_rate {
 	IB_RATE_400_GBPS = 21,
 	IB_RATE_600_GBPS = 22,
 };
+
+/* A rate as a multiple of 2.5 Gb/s, and in Mb/s; -1 for an unknown rate. */
+__attribute_const__ int ib_rate_to_mult(enum ib_rate rate);
+__attribute_const__ int ib_rate_to_mbps(enum ib_rate rate);
+__attribute_const__ enum ib_rate mult_to_ib_rate(int mult);
 
 enum ib_port_state {
 	IB_PORT_NOP		= 0,
@@ -326,6 +532,24 @@ enum ib_port_width {
 	IB_WIDTH_8X	= 4,
 	IB_WIDTH_12X	= 8
 };
+
+static inline int ib_width_enum_to_int(enum ib_port_width width)
+{
+	switch (width) {
+	case IB_WIDTH_1X:
+		return 1;
+	case IB_WIDTH_2X:
+		return 2;
+	case IB_WIDTH_4X:
+		return 4;
+	case IB_WIDTH_8X:
+		return 8;
+	case IB_WIDTH_12X:
+		return 12;
+	default:
+		return -1;
+	}
+}
 
 enum ib_port_speed {
 	IB_SPEED_SDR	= 1,
@@ -503,6 +727,10 @@ enum {
 				 RDMA_CORE_CAP_PROT_RAW_PACKET | \
 				 RDMA_CORE_CAP_PROT_USNIC)
 
+#define RDMA_CORE_PORT_IB_GRH_REQUIRED (RDMA_CORE_CAP_IB_GRH_REQUIRED | \
+					RDMA_CORE_CAP_PROT_ROCE | \
+					RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP)
+
 #define RDMA_CORE_PORT_IBA_IB	(RDMA_CORE_CAP_PROT_IB | RDMA_CORE_CAP_IB_MAD | \
 				 RDMA_CORE_CAP_IB_SMI | RDMA_CORE_CAP_IB_CM | \
 				 RDMA_CORE_CAP_IB_SA | RDMA_CORE_CAP_AF_IB)
@@ -551,22 +779,6 @@ struct ib_uverbs_file;
 struct ib_umem;
 struct scatterlist;
 struct vm_area_struct;
-
-/*
- * Per-object entry of `rdma resource` (restrack.c). A dump holds kref while
- * it reports the object; rdma_restrack_del() waits for comp, so the object
- * outlives every report that found it in the table.
- */
-struct rdma_restrack_entry {
-	enum rdma_restrack_type	type;
-	bool			valid;
-	bool			user;
-	u32			id;
-	struct task_struct	*task;
-	const char		*kern_name;
-	struct kref		kref;
-	struct completion	comp;
-};
 
 /* Userspace context: one per open of /dev/infiniband/uverbsN. */
 struct ib_ucontext {
@@ -628,6 +840,29 @@ enum ib_access_flags {
 			      IB_ACCESS_OPTIONAL,
 };
 
+enum ib_mr_rereg_flags {
+	IB_MR_REREG_TRANS	= 1,
+	IB_MR_REREG_PD		= (1 << 1),
+	IB_MR_REREG_ACCESS	= (1 << 2),
+	IB_MR_REREG_SUPPORTED	= ((IB_MR_REREG_ACCESS << 1) - 1)
+};
+
+/* Why a user object is being destroyed. */
+enum rdma_remove_reason {
+	RDMA_REMOVE_DESTROY,		/* the user asked */
+	RDMA_REMOVE_CLOSE,		/* its file was closed */
+	RDMA_REMOVE_DRIVER_REMOVE,	/* the device is going away */
+	RDMA_REMOVE_ABORT,		/* creation failed half way */
+	RDMA_REMOVE_DRIVER_FAILURE,	/* the driver failed a destroy */
+};
+
+/* The rdma cgroup an object is charged to. */
+struct ib_rdmacg_object {
+#ifdef CONFIG_CGROUP_RDMA
+	struct rdma_cgroup	*cg;
+#endif
+};
+
 /* ---- PD ---- */
 
 enum ib_pd_flags {
@@ -645,6 +880,15 @@ struct ib_pd {
 	/* The MR behind local_dma_lkey when the driver lacks one. */
 	struct ib_mr		*__internal_mr;
 	struct rdma_restrack_entry res;
+};
+
+/* XRC domain: shares XRC target QPs and SRQs between processes. */
+struct ib_xrcd {
+	struct ib_device	*device;
+	atomic_t		usecnt;
+	struct inode		*inode;
+	struct rw_semaphore	tgt_qps_rwsem;
+	struct xarray		tgt_qps;
 };
 
 /* ---- CQ ---- */
@@ -757,12 +1001,6 @@ enum ib_cq_creation_flags {
 	IB_CQ_FLAGS_IGNORE_OVERRUN = IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN,
 };
 
-struct ib_cq_init_attr {
-	unsigned int	cqe;
-	u32		comp_vector;
-	u32		flags;
-};
-
 typedef void (*ib_comp_handler)(struct ib_cq *cq, void *cq_context);
 
 struct ib_cq {
@@ -782,9 +1020,11 @@ struct ib_cq {
 		struct work_struct work;
 	};
 	struct workqueue_struct	*comp_wq;
-	u32			comp_vector;
-	bool			shared:1;
-	bool			interrupt:1;	/* not IB_POLL_DIRECT */
+	struct dim		*dim;		/* use_cq_dim devices only */
+	ktime_t			timestamp;	/* last completion event */
+	u8			interrupt:1;	/* not IB_POLL_DIRECT */
+	u8			shared:1;	/* owned by ib_cq_pool_get */
+	unsigned int		comp_vector;
 	struct rdma_restrack_entry res;
 };
 
@@ -881,6 +1121,12 @@ struct roce_ah_attr {
 	u8	dmac[ETH_ALEN];
 };
 
+struct opa_ah_attr {
+	u32	dlid;
+	u8	src_path_bits;
+	bool	make_grd;
+};
+
 struct rdma_ah_attr {
 	struct ib_global_route	grh;
 	u8			sl;
@@ -891,14 +1137,15 @@ struct rdma_ah_attr {
 	union {
 		struct ib_ah_attr	ib;
 		struct roce_ah_attr	roce;
+		struct opa_ah_attr	opa;
 	};
 };
 
-enum {
+enum rdma_create_ah_flags {
 	RDMA_CREATE_AH_SLEEPABLE = BIT(0),
 };
 
-enum {
+enum rdma_destroy_ah_flags {
 	RDMA_DESTROY_AH_SLEEPABLE = BIT(0),
 };
 
@@ -968,21 +1215,87 @@ static inline void rdma_ah_set_static_rate(struct rdma_ah_attr *attr, u8 rate)
 	attr->static_rate = rate;
 }
 
-static inline u16 rdma_ah_get_dlid(const struct rdma_ah_attr *attr)
+/* LIDs and path bits exist only in IB and OPA address vectors. */
+static inline u32 rdma_ah_get_dlid(const struct rdma_ah_attr *attr)
 {
-	return attr->type == RDMA_AH_ATTR_TYPE_IB ? attr->ib.dlid : 0;
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
+		return attr->ib.dlid;
+	case RDMA_AH_ATTR_TYPE_OPA:
+		return attr->opa.dlid;
+	default:
+		return 0;
+	}
 }
 
 static inline void rdma_ah_set_dlid(struct rdma_ah_attr *attr, u32 dlid)
 {
 	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
 		attr->ib.dlid = (u16)dlid;
+	else if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+		attr->opa.dlid = dlid;
+}
+
+static inline u8 rdma_ah_get_path_bits(const struct rdma_ah_attr *attr)
+{
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
+		return attr->ib.src_path_bits;
+	case RDMA_AH_ATTR_TYPE_OPA:
+		return attr->opa.src_path_bits;
+	default:
+		return 0;
+	}
 }
 
 static inline void rdma_ah_set_path_bits(struct rdma_ah_attr *attr, u8 bits)
 {
 	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
 		attr->ib.src_path_bits = bits;
+	else if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+		attr->opa.src_path_bits = bits;
+}
+
+static inline bool rdma_ah_get_make_grd(const struct rdma_ah_attr *attr)
+{
+	return attr->type == RDMA_AH_ATTR_TYPE_OPA && attr->opa.make_grd;
+}
+
+static inline void rdma_ah_set_make_grd(struct rdma_ah_attr *attr,
+					bool make_grd)
+{
+	if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+		attr->opa.make_grd = make_grd;
+}
+
+/* The destination MAC of a RoCE address vector, NULL for other types. */
+static inline u8 *rdma_ah_retrieve_dmac(struct rdma_ah_attr *attr)
+{
+	return attr->type == RDMA_AH_ATTR_TYPE_ROCE ? attr->roce.dmac : NULL;
+}
+
+static inline void rdma_ah_set_subnet_prefix(struct rdma_ah_attr *attr,
+					     __be64 prefix)
+{
+	attr->grh.dgid.global.subnet_prefix = prefix;
+}
+
+static inline void rdma_ah_set_interface_id(struct rdma_ah_attr *attr,
+					    __be64 if_id)
+{
+	attr->grh.dgid.global.interface_id = if_id;
+}
+
+/* 32-bit LIDs of the API narrowed to IB's 16 bits (OPA uses more). */
+static inline u16 ib_lid_cpu16(u32 lid)
+{
+	WARN_ON_ONCE(lid >> 16);
+	return (u16)lid;
+}
+
+static inline __be16 ib_lid_be16(u32 lid)
+{
+	return cpu_to_be16(ib_lid_cpu16(lid));
 }
 
 static inline void rdma_ah_set_grh(struct rdma_ah_attr *attr,
@@ -1018,6 +1331,16 @@ enum ib_mr_type {
 	IB_MR_TYPE_INTEGRITY,
 };
 
+enum ib_mr_status_check {
+	IB_MR_CHECK_SIG_STATUS = 1,
+};
+
+/* What ib_check_mr_status() reports: IB_MR_CHECK_SIG_STATUS bits that failed. */
+struct ib_mr_status {
+	u32		    fail_status;
+	struct ib_sig_err   sig_err;
+};
+
 struct ib_mr {
 	struct ib_device	*device;
 	struct ib_pd		*pd;
@@ -1035,6 +1358,15 @@ struct ib_mr {
 	struct ib_dm		*dm;
 	struct ib_sig_attrs	*sig_attrs;
 	struct rdma_restrack_entry res;
+};
+
+/* Device memory (on-chip) allocated by a user; none on our devices. */
+struct ib_dm {
+	struct ib_device	*device;
+	u32			length;
+	u32			flags;
+	struct ib_uobject	*uobject;
+	atomic_t		usecnt;
 };
 
 enum ib_mw_type {
@@ -1070,6 +1402,17 @@ enum ib_qp_type {
 	IB_QPT_XRC_TGT = IB_UVERBS_QPT_XRC_TGT,
 	IB_QPT_MAX,
 	IB_QPT_DRIVER = IB_UVERBS_QPT_DRIVER,
+	/* Driver-private QP types (mlx5 DCI/DCT...). */
+	IB_QPT_RESERVED1 = 0x1000,
+	IB_QPT_RESERVED2,
+	IB_QPT_RESERVED3,
+	IB_QPT_RESERVED4,
+	IB_QPT_RESERVED5,
+	IB_QPT_RESERVED6,
+	IB_QPT_RESERVED7,
+	IB_QPT_RESERVED8,
+	IB_QPT_RESERVED9,
+	IB_QPT_RESERVED10,
 };
 
 enum ib_qp_create_flags {
@@ -1117,6 +1460,50 @@ struct ib_qp_init_attr {
 	u32			port_num;	/* special QP types only */
 	struct ib_rwq_ind_table	*rwq_ind_tbl;
 	u32			source_qpn;
+};
+
+/* Attributes of ib_open_qp(): another handle on an XRC target QP. */
+struct ib_qp_open_attr {
+	void			(*event_handler)(struct ib_event *, void *);
+	void			*qp_context;
+	u32			qp_num;
+	enum ib_qp_type		qp_type;
+};
+
+/* Minimum RNR NAK timer values (IBA table 45), named by milliseconds. */
+enum ib_rnr_timeout {
+	IB_RNR_TIMER_655_36 =  0,
+	IB_RNR_TIMER_000_01 =  1,
+	IB_RNR_TIMER_000_02 =  2,
+	IB_RNR_TIMER_000_03 =  3,
+	IB_RNR_TIMER_000_04 =  4,
+	IB_RNR_TIMER_000_06 =  5,
+	IB_RNR_TIMER_000_08 =  6,
+	IB_RNR_TIMER_000_12 =  7,
+	IB_RNR_TIMER_000_16 =  8,
+	IB_RNR_TIMER_000_24 =  9,
+	IB_RNR_TIMER_000_32 = 10,
+	IB_RNR_TIMER_000_48 = 11,
+	IB_RNR_TIMER_000_64 = 12,
+	IB_RNR_TIMER_000_96 = 13,
+	IB_RNR_TIMER_001_28 = 14,
+	IB_RNR_TIMER_001_92 = 15,
+	IB_RNR_TIMER_002_56 = 16,
+	IB_RNR_TIMER_003_84 = 17,
+	IB_RNR_TIMER_005_12 = 18,
+	IB_RNR_TIMER_007_68 = 19,
+	IB_RNR_TIMER_010_24 = 20,
+	IB_RNR_TIMER_015_36 = 21,
+	IB_RNR_TIMER_020_48 = 22,
+	IB_RNR_TIMER_030_72 = 23,
+	IB_RNR_TIMER_040_96 = 24,
+	IB_RNR_TIMER_061_44 = 25,
+	IB_RNR_TIMER_081_92 = 26,
+	IB_RNR_TIMER_122_88 = 27,
+	IB_RNR_TIMER_163_84 = 28,
+	IB_RNR_TIMER_245_76 = 29,
+	IB_RNR_TIMER_327_68 = 30,
+	IB_RNR_TIMER_491_52 = 31
 };
 
 enum ib_qp_state {
@@ -1196,6 +1583,119 @@ struct ib_qp_attr {
 	struct net_device	*xmit_slave;
 };
 
+enum ib_raw_packet_caps {
+	IB_RAW_PACKET_CAP_CVLAN_STRIPPING =
+		IB_UVERBS_RAW_PACKET_CAP_CVLAN_STRIPPING,
+	IB_RAW_PACKET_CAP_SCATTER_FCS = IB_UVERBS_RAW_PACKET_CAP_SCATTER_FCS,
+	IB_RAW_PACKET_CAP_IP_CSUM = IB_UVERBS_RAW_PACKET_CAP_IP_CSUM,
+	IB_RAW_PACKET_CAP_DELAY_DROP = IB_UVERBS_RAW_PACKET_CAP_DELAY_DROP,
+};
+
+/* Receive work queues (RSS), for raw packet QPs. */
+enum ib_wq_type {
+	IB_WQT_RQ = IB_UVERBS_WQT_RQ,
+};
+
+enum ib_wq_state {
+	IB_WQS_RESET,
+	IB_WQS_RDY,
+	IB_WQS_ERR
+};
+
+struct ib_wq {
+	struct ib_device	*device;
+	struct ib_uwq_object	*uobject;
+	void			*wq_context;
+	void			(*event_handler)(struct ib_event *, void *);
+	struct ib_pd		*pd;
+	struct ib_cq		*cq;
+	u32			wq_num;
+	enum ib_wq_state	state;
+	enum ib_wq_type		wq_type;
+	atomic_t		usecnt;
+};
+
+enum ib_wq_flags {
+	IB_WQ_FLAGS_CVLAN_STRIPPING	= IB_UVERBS_WQ_FLAGS_CVLAN_STRIPPING,
+	IB_WQ_FLAGS_SCATTER_FCS		= IB_UVERBS_WQ_FLAGS_SCATTER_FCS,
+	IB_WQ_FLAGS_DELAY_DROP		= IB_UVERBS_WQ_FLAGS_DELAY_DROP,
+	IB_WQ_FLAGS_PCI_WRITE_END_PADDING =
+				IB_UVERBS_WQ_FLAGS_PCI_WRITE_END_PADDING,
+};
+
+struct ib_wq_init_attr {
+	void			*wq_context;
+	enum ib_wq_type		wq_type;
+	u32			max_wr;
+	u32			max_sge;
+	struct ib_cq		*cq;
+	void			(*event_handler)(struct ib_event *, void *);
+	u32			create_flags;	/* enum ib_wq_flags */
+};
+
+enum ib_wq_attr_mask {
+	IB_WQ_STATE		= 1 << 0,
+	IB_WQ_CUR_STATE		= 1 << 1,
+	IB_WQ_FLAGS		= 1 << 2,
+};
+
+struct ib_wq_attr {
+	enum ib_wq_state	wq_state;
+	enum ib_wq_state	curr_wq_state;
+	u32			flags;		/* enum ib_wq_flags */
+	u32			flags_mask;
+};
+
+struct ib_rwq_ind_table {
+	struct ib_device	*device;
+	struct ib_uobject	*uobject;
+	atomic_t		usecnt;
+	u32			ind_tbl_num;
+	u32			log_ind_tbl_size;
+	struct ib_wq		**ind_tbl;
+};
+
+struct ib_rwq_ind_table_init_attr {
+	u32			log_ind_tbl_size;
+	struct ib_wq		**ind_tbl;	/* 1 << log_ind_tbl_size WQs */
+};
+
+/* P_Key enforcement of QPs by an LSM (CONFIG_SECURITY_INFINIBAND). */
+enum port_pkey_state {
+	IB_PORT_PKEY_NOT_VALID = 0,
+	IB_PORT_PKEY_VALID = 1,
+	IB_PORT_PKEY_LISTED = 2,
+};
+
+struct ib_qp_security;
+
+struct ib_port_pkey {
+	enum port_pkey_state	state;
+	u16			pkey_index;
+	u32			port_num;
+	struct list_head	qp_list;
+	struct list_head	to_error_list;
+	struct ib_qp_security	*sec;
+};
+
+struct ib_ports_pkeys {
+	struct ib_port_pkey	main;
+	struct ib_port_pkey	alt;
+};
+
+struct ib_qp_security {
+	struct ib_qp		*qp;
+	struct ib_device	*dev;
+	struct mutex		mutex;		/* protects ports_pkeys */
+	struct ib_ports_pkeys	*ports_pkeys;
+	struct list_head	shared_qp_list;
+	void			*security;
+	bool			destroying;
+	atomic_t		error_list_count;
+	struct completion	error_complete;
+	int			error_comps_pending;
+};
+
 struct ib_qp {
 	struct ib_device	*device;
 	struct ib_pd		*pd;
@@ -1206,24 +1706,27 @@ struct ib_qp {
 	struct list_head	rdma_mrs;
 	struct list_head	sig_mrs;
 	struct ib_srq		*srq;
-	struct ib_xrcd		*xrcd;
+	struct ib_xrcd		*xrcd;		/* XRC target QPs only */
+	struct list_head	xrcd_list;
+	atomic_t		usecnt;		/* ib_open_qp() handles */
+	struct list_head	open_list;
+	struct ib_qp		*real_qp;	/* self, or the shared QP */
 	struct ib_uqp_object	*uobject;
 	void			(*event_handler)(struct ib_event *, void *);
 	void			*qp_context;
-	/* Set before the QP is destroyed, for tools that report it. */
+	/* The GID entries the primary and alternate paths use. */
 	const struct ib_gid_attr *av_sgid_attr;
 	const struct ib_gid_attr *alt_path_sgid_attr;
 	u32			qp_num;
 	u32			max_write_sge;
 	u32			max_read_sge;
 	enum ib_qp_type		qp_type;
+	struct ib_rwq_ind_table	*rwq_ind_tbl;
+	struct ib_qp_security	*qp_sec;
 	u32			port;
 	bool			integrity_en;
-	/* ib_drain_qp's markers. */
-	struct completion	srq_completion;
-	struct ib_qp		*real_qp;
-	atomic_t		usecnt;
 	struct rdma_restrack_entry res;
+	struct rdma_counter	*counter;	/* bound statistic counter */
 };
 
 /* ---- Work requests ---- */
@@ -1254,7 +1757,17 @@ enum ib_wr_opcode {
 	/* Kernel-only opcodes start well above the user ones. */
 	IB_WR_REG_MR = 0x20,
 	IB_WR_REG_MR_INTEGRITY,
+	/* Driver-private opcodes. */
 	IB_WR_RESERVED1 = 0xf0,
+	IB_WR_RESERVED2,
+	IB_WR_RESERVED3,
+	IB_WR_RESERVED4,
+	IB_WR_RESERVED5,
+	IB_WR_RESERVED6,
+	IB_WR_RESERVED7,
+	IB_WR_RESERVED8,
+	IB_WR_RESERVED9,
+	IB_WR_RESERVED10,
 };
 
 enum ib_send_flags {
@@ -1348,6 +1861,371 @@ struct ib_recv_wr {
 	int			num_sge;
 };
 
+/*
+ * Flow steering (ib_create_flow) specifications. No device of ours steers
+ * flows; the types exist for drivers that do and for their user ABI.
+ */
+enum ib_flow_attr_type {
+	IB_FLOW_ATTR_NORMAL		= 0x0,
+	IB_FLOW_ATTR_ALL_DEFAULT	= 0x1,
+	IB_FLOW_ATTR_MC_DEFAULT		= 0x2,
+	IB_FLOW_ATTR_SNIFFER		= 0x3
+};
+
+enum ib_flow_spec_type {
+	IB_FLOW_SPEC_ETH		= 0x20,
+	IB_FLOW_SPEC_IB			= 0x22,
+	IB_FLOW_SPEC_IPV4		= 0x30,
+	IB_FLOW_SPEC_IPV6		= 0x31,
+	IB_FLOW_SPEC_ESP		= 0x34,
+	IB_FLOW_SPEC_TCP		= 0x40,
+	IB_FLOW_SPEC_UDP		= 0x41,
+	IB_FLOW_SPEC_VXLAN_TUNNEL	= 0x50,
+	IB_FLOW_SPEC_GRE		= 0x51,
+	IB_FLOW_SPEC_MPLS		= 0x60,
+	IB_FLOW_SPEC_INNER		= 0x100,
+	IB_FLOW_SPEC_ACTION_TAG		= 0x1000,
+	IB_FLOW_SPEC_ACTION_DROP	= 0x1001,
+	IB_FLOW_SPEC_ACTION_HANDLE	= 0x1002,
+	IB_FLOW_SPEC_ACTION_COUNT	= 0x1003,
+};
+#define IB_FLOW_SPEC_LAYER_MASK	0xF0
+#define IB_FLOW_SPEC_SUPPORT_LAYERS 10
+
+enum ib_flow_flags {
+	IB_FLOW_ATTR_FLAGS_DONT_TRAP = 1UL << 1,
+	IB_FLOW_ATTR_FLAGS_EGRESS = 1UL << 2,
+	IB_FLOW_ATTR_FLAGS_RESERVED  = 1UL << 3
+};
+
+/* Each filter ends in real_sz[] to mark the size user space may send. */
+struct ib_flow_eth_filter {
+	u8	dst_mac[6];
+	u8	src_mac[6];
+	__be16	ether_type;
+	__be16	vlan_tag;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_eth {
+	u32			  type;
+	u16			  size;
+	struct ib_flow_eth_filter val;
+	struct ib_flow_eth_filter mask;
+};
+
+struct ib_flow_ib_filter {
+	__be16	dlid;
+	__u8	sl;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_ib {
+	u32			 type;
+	u16			 size;
+	struct ib_flow_ib_filter val;
+	struct ib_flow_ib_filter mask;
+};
+
+enum ib_ipv4_flags {
+	IB_IPV4_DONT_FRAG = 0x2,
+	IB_IPV4_MORE_FRAG = 0X4
+};
+
+struct ib_flow_ipv4_filter {
+	__be32	src_ip;
+	__be32	dst_ip;
+	u8	proto;
+	u8	tos;
+	u8	ttl;
+	u8	flags;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_ipv4 {
+	u32			   type;
+	u16			   size;
+	struct ib_flow_ipv4_filter val;
+	struct ib_flow_ipv4_filter mask;
+};
+
+struct ib_flow_ipv6_filter {
+	u8	src_ip[16];
+	u8	dst_ip[16];
+	__be32	flow_label;
+	u8	next_hdr;
+	u8	traffic_class;
+	u8	hop_limit;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_ipv6 {
+	u32			   type;
+	u16			   size;
+	struct ib_flow_ipv6_filter val;
+	struct ib_flow_ipv6_filter mask;
+};
+
+struct ib_flow_tcp_udp_filter {
+	__be16	dst_port;
+	__be16	src_port;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_tcp_udp {
+	u32			      type;
+	u16			      size;
+	struct ib_flow_tcp_udp_filter val;
+	struct ib_flow_tcp_udp_filter mask;
+};
+
+struct ib_flow_tunnel_filter {
+	__be32	tunnel_id;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_tunnel {
+	u32			      type;
+	u16			      size;
+	struct ib_flow_tunnel_filter  val;
+	struct ib_flow_tunnel_filter  mask;
+};
+
+struct ib_flow_esp_filter {
+	__be32	spi;
+	__be32	seq;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_esp {
+	u32			      type;
+	u16			      size;
+	struct ib_flow_esp_filter     val;
+	struct ib_flow_esp_filter     mask;
+};
+
+struct ib_flow_gre_filter {
+	__be16	c_ks_res0_ver;
+	__be16	protocol;
+	__be32	key;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_gre {
+	u32			      type;
+	u16			      size;
+	struct ib_flow_gre_filter     val;
+	struct ib_flow_gre_filter     mask;
+};
+
+struct ib_flow_mpls_filter {
+	__be32	tag;
+	u8	real_sz[];
+};
+
+struct ib_flow_spec_mpls {
+	u32			      type;
+	u16			      size;
+	struct ib_flow_mpls_filter    val;
+	struct ib_flow_mpls_filter    mask;
+};
+
+struct ib_flow_spec_action_tag {
+	enum ib_flow_spec_type	      type;
+	u16			      size;
+	u32			      tag_id;
+};
+
+struct ib_flow_spec_action_drop {
+	enum ib_flow_spec_type	      type;
+	u16			      size;
+};
+
+struct ib_flow_action;
+struct ib_counters;
+
+struct ib_flow_spec_action_handle {
+	enum ib_flow_spec_type	      type;
+	u16			      size;
+	struct ib_flow_action	     *act;
+};
+
+enum ib_counters_description {
+	IB_COUNTER_PACKETS,
+	IB_COUNTER_BYTES,
+};
+
+struct ib_flow_spec_action_count {
+	enum ib_flow_spec_type type;
+	u16 size;
+	struct ib_counters *counters;
+};
+
+union ib_flow_spec {
+	struct {
+		u32			type;
+		u16			size;
+	};
+	struct ib_flow_spec_eth		eth;
+	struct ib_flow_spec_ib		ib;
+	struct ib_flow_spec_ipv4	ipv4;
+	struct ib_flow_spec_tcp_udp	tcp_udp;
+	struct ib_flow_spec_ipv6	ipv6;
+	struct ib_flow_spec_tunnel	tunnel;
+	struct ib_flow_spec_esp		esp;
+	struct ib_flow_spec_gre		gre;
+	struct ib_flow_spec_mpls	mpls;
+	struct ib_flow_spec_action_tag	flow_tag;
+	struct ib_flow_spec_action_drop	drop;
+	struct ib_flow_spec_action_handle action;
+	struct ib_flow_spec_action_count flow_count;
+};
+
+struct ib_flow_attr {
+	enum ib_flow_attr_type type;
+	u16	     size;
+	u16	     priority;
+	u32	     flags;
+	u8	     num_of_specs;
+	u32	     port;
+	union ib_flow_spec flows[];
+};
+
+struct ib_flow {
+	struct ib_qp		*qp;
+	struct ib_device	*device;
+	struct ib_uobject	*uobject;
+};
+
+enum ib_flow_action_type {
+	IB_FLOW_ACTION_UNSPECIFIED,
+	IB_FLOW_ACTION_ESP = 1,
+};
+
+struct ib_flow_action_attrs_esp_keymats {
+	enum ib_uverbs_flow_action_esp_keymat			protocol;
+	union {
+		struct ib_uverbs_flow_action_esp_keymat_aes_gcm aes_gcm;
+	} keymat;
+};
+
+struct ib_flow_action_attrs_esp_replays {
+	enum ib_uverbs_flow_action_esp_replay			protocol;
+	union {
+		struct ib_uverbs_flow_action_esp_replay_bmp	bmp;
+	} replay;
+};
+
+enum ib_flow_action_attrs_esp_flags {
+	/* Above the user-visible IB_UVERBS_FLOW_ACTION_ESP_FLAGS_* bits. */
+	IB_FLOW_ACTION_ESP_FLAGS_ESN_TRIGGERED	= 1ULL << 32,
+	IB_FLOW_ACTION_ESP_FLAGS_MOD_ESP_ATTRS	= 1ULL << 33,
+};
+
+struct ib_flow_spec_list {
+	struct ib_flow_spec_list	*next;
+	union ib_flow_spec		spec;
+};
+
+struct ib_flow_action_attrs_esp {
+	struct ib_flow_action_attrs_esp_keymats		*keymat;
+	struct ib_flow_action_attrs_esp_replays		*replay;
+	struct ib_flow_spec_list			*encap;
+	u32						esn;
+	u32						spi;
+	u32						seq;
+	u32						tfc_pad;
+	u64						flags;
+	u64						hard_limit_pkts;
+};
+
+struct ib_flow_action {
+	struct ib_device		*device;
+	struct ib_uobject		*uobject;
+	enum ib_flow_action_type	type;
+	atomic_t			usecnt;
+};
+
+struct ib_mad;
+
+/* process_mad: which keys the driver may skip checking. */
+enum ib_process_mad_flags {
+	IB_MAD_IGNORE_MKEY	= 1,
+	IB_MAD_IGNORE_BKEY	= 2,
+	IB_MAD_IGNORE_ALL	= IB_MAD_IGNORE_MKEY | IB_MAD_IGNORE_BKEY
+};
+
+/* process_mad's answer; without SUCCESS the MAD was not handled. */
+enum ib_mad_result {
+	IB_MAD_RESULT_FAILURE  = 0,
+	IB_MAD_RESULT_SUCCESS  = 1 << 0,
+	IB_MAD_RESULT_REPLY    = 1 << 1,
+	IB_MAD_RESULT_CONSUMED = 1 << 2
+};
+
+/*
+ * An accelerated ULP netdev a driver may offer (mlx5 enhanced IPoIB,
+ * OPA VNIC). Stock mlx5_core fills both structures: their layout is a
+ * crossing (selftests/host/layout_crossings.sh).
+ */
+enum rdma_netdev_t {
+	RDMA_NETDEV_OPA_VNIC,
+	RDMA_NETDEV_IPOIB,
+};
+
+struct rdma_netdev {
+	void			*clnt_priv;
+	struct ib_device	*hca;
+	u32			port_num;
+	int			mtu;
+
+	/* Set by the driver: frees what it allocated for the netdev. */
+	void (*free_rdma_netdev)(struct net_device *netdev);
+
+	/* Data path and control, set by the driver. */
+	void (*set_id)(struct net_device *netdev, int id);
+	int (*send)(struct net_device *dev, struct sk_buff *skb,
+		    struct ib_ah *address, u32 dqpn);
+	int (*attach_mcast)(struct net_device *dev, struct ib_device *hca,
+			    union ib_gid *gid, u16 mlid,
+			    int set_qkey, u32 qkey);
+	int (*detach_mcast)(struct net_device *dev, struct ib_device *hca,
+			    union ib_gid *gid, u16 mlid);
+	void (*tx_timeout)(struct net_device *dev, unsigned int txqueue);
+};
+
+struct rdma_netdev_alloc_params {
+	size_t sizeof_priv;
+	unsigned int txqs;
+	unsigned int rxqs;
+	void *param;
+
+	int (*initialize_rdma_netdev)(struct ib_device *device, u32 port_num,
+				      struct net_device *netdev, void *param);
+};
+
+struct ib_odp_counters {
+	atomic64_t faults;
+	atomic64_t invalidations;
+	atomic64_t prefetch;
+};
+
+/* Flow counters (ibv_create_counters). */
+struct ib_counters {
+	struct ib_device	*device;
+	struct ib_uobject	*uobject;
+	atomic_t		usecnt;
+};
+
+struct ib_counters_read_attr {
+	u64	*counters_buff;
+	u32	ncounters;
+	u32	flags;		/* enum ib_read_counters_flags */
+};
+
+struct uverbs_attr_bundle;
+struct rdma_user_mmap_entry;
+
 /* Uverbs objects carrying event counts for destroy (ABI.md §4.7). */
 struct ib_uevent_object {
 	struct ib_uobject	uobject;
@@ -1382,13 +2260,17 @@ struct ib_uqp_object {
 				     struct ib_struct)))
 
 #define rdma_zalloc_drv_obj_gfp(ib_dev, ib_type, gfp)			\
-	((struct ib_type *)kzalloc((ib_dev)->ops.size_##ib_type, gfp))
+	((struct ib_type *)rdma_zalloc_obj(ib_dev,			\
+					   (ib_dev)->ops.size_##ib_type,	\
+					   gfp, false))
+
+#define rdma_zalloc_drv_obj_numa(ib_dev, ib_type)			\
+	((struct ib_type *)rdma_zalloc_obj(ib_dev,			\
+					   (ib_dev)->ops.size_##ib_type,	\
+					   GFP_KERNEL, true))
 
 #define rdma_zalloc_drv_obj(ib_dev, ib_type)				\
 	rdma_zalloc_drv_obj_gfp(ib_dev, ib_type, GFP_KERNEL)
-
-#define rdma_zalloc_drv_obj_numa(ib_dev, ib_type)			\
-	rdma_zalloc_drv_obj(ib_dev, ib_type)
 
 
 /*
@@ -1398,7 +2280,7 @@ struct ib_uqp_object {
  */
 #define RDMA_HW_STATS_DEFAULT_LIFESPAN 10	/* ms between refreshes */
 
-enum rdma_stat_flags {
+enum ib_stat_flag {
 	IB_STAT_FLAG_OPTIONAL = 1 << 0,
 };
 
@@ -1427,7 +2309,8 @@ void rdma_free_hw_stats_struct(struct rdma_hw_stats *stats);
 /*
  * Driver methods. A driver fills what it supports and hands the table to
  * ib_set_device_ops(); unset methods fall back to core behaviour or fail
- * with -EOPNOTSUPP.
+ * with -EOPNOTSUPP. The member order is upstream's: code built into the
+ * stock kernel (blk_mq_rdma_map_queues) reads get_vector_affinity here.
  */
 struct ib_device_ops {
 	struct module *owner;
@@ -1435,36 +2318,6 @@ struct ib_device_ops {
 	u32 uverbs_abi_ver;
 	unsigned int uverbs_no_driver_id_binding:1;
 
-	int (*query_device)(struct ib_device *device,
-			    struct ib_device_attr *device_attr,
-			    struct ib_udata *udata);
-	int (*modify_device)(struct ib_device *device, int device_modify_mask,
-			     struct ib_device_modify *device_modify);
-	void (*get_dev_fw_str)(struct ib_device *device, char *str);
-	int (*query_port)(struct ib_device *device, u32 port_num,
-			  struct ib_port_attr *port_attr);
-	int (*modify_port)(struct ib_device *device, u32 port_num,
-			   int port_modify_mask,
-			   struct ib_port_modify *port_modify);
-	int (*get_port_immutable)(struct ib_device *device, u32 port_num,
-				  struct ib_port_immutable *immutable);
-	enum rdma_link_layer (*get_link_layer)(struct ib_device *device,
-					       u32 port_num);
-	/* Only drivers that do not use ib_device_set_netdev(). */
-	struct net_device *(*get_netdev)(struct ib_device *device,
-					 u32 port_num);
-	/* IB ports only: RoCE and iWARP GID tables are kept by the core. */
-	int (*query_gid)(struct ib_device *device, u32 port_num, int index,
-			 union ib_gid *gid);
-	/* Told about RoCE GID table changes; may be left unset. */
-	int (*add_gid)(const struct ib_gid_attr *attr, void **context);
-	int (*del_gid)(const struct ib_gid_attr *attr, void **context);
-	int (*query_pkey)(struct ib_device *device, u32 port_num, u16 index,
-			  u16 *pkey);
-	/* Called once the device is registered and visible. */
-	int (*enable_driver)(struct ib_device *dev);
-	/* Frees driver resources after the last client is gone. */
-	void (*dealloc_driver)(struct ib_device *dev);
 	/* Driver sysfs attributes, under the device and under each port. */
 	const struct attribute_group *device_group;
 	const struct attribute_group **port_groups;
@@ -1482,12 +2335,57 @@ struct ib_device_ops {
 	int (*post_srq_recv)(struct ib_srq *srq,
 			     const struct ib_recv_wr *recv_wr,
 			     const struct ib_recv_wr **bad_recv_wr);
+	/* MADs the device answers itself (SMA/PMA of IB hardware). */
+	int (*process_mad)(struct ib_device *device, int process_mad_flags,
+			   u32 port_num, const struct ib_wc *in_wc,
+			   const struct ib_grh *in_grh,
+			   const struct ib_mad *in_mad, struct ib_mad *out_mad,
+			   size_t *out_mad_size, u16 *out_mad_pkey_index);
+	int (*query_device)(struct ib_device *device,
+			    struct ib_device_attr *device_attr,
+			    struct ib_udata *udata);
+	int (*modify_device)(struct ib_device *device, int device_modify_mask,
+			     struct ib_device_modify *device_modify);
+	void (*get_dev_fw_str)(struct ib_device *device, char *str);
+	/* CPUs a completion vector interrupts; NULL if unknown. */
+	const struct cpumask *(*get_vector_affinity)(struct ib_device *ibdev,
+						     int comp_vector);
+	int (*query_port)(struct ib_device *device, u32 port_num,
+			  struct ib_port_attr *port_attr);
+	int (*modify_port)(struct ib_device *device, u32 port_num,
+			   int port_modify_mask,
+			   struct ib_port_modify *port_modify);
+	int (*get_port_immutable)(struct ib_device *device, u32 port_num,
+				  struct ib_port_immutable *immutable);
+	enum rdma_link_layer (*get_link_layer)(struct ib_device *device,
+					       u32 port_num);
+	/* Only drivers that do not use ib_device_set_netdev(). */
+	struct net_device *(*get_netdev)(struct ib_device *device,
+					 u32 port_num);
+	/* Accelerated ULP netdevs (rdma_alloc_netdev, rdma_init_netdev). */
+	struct net_device *(*alloc_rdma_netdev)(
+		struct ib_device *device, u32 port_num, enum rdma_netdev_t type,
+		const char *name, unsigned char name_assign_type,
+		void (*setup)(struct net_device *));
+	int (*rdma_netdev_get_params)(struct ib_device *device, u32 port_num,
+				      enum rdma_netdev_t type,
+				      struct rdma_netdev_alloc_params *params);
+	/* IB ports only: RoCE and iWARP GID tables are kept by the core. */
+	int (*query_gid)(struct ib_device *device, u32 port_num, int index,
+			 union ib_gid *gid);
+	/* Told about RoCE GID table changes; may be left unset. */
+	int (*add_gid)(const struct ib_gid_attr *attr, void **context);
+	int (*del_gid)(const struct ib_gid_attr *attr, void **context);
+	int (*query_pkey)(struct ib_device *device, u32 port_num, u16 index,
+			  u16 *pkey);
 
 	/* Objects. The core allocates ib_* of size_ib_* and frees it. */
 	int (*alloc_ucontext)(struct ib_ucontext *context,
 			      struct ib_udata *udata);
 	void (*dealloc_ucontext)(struct ib_ucontext *context);
 	int (*mmap)(struct ib_ucontext *context, struct vm_area_struct *vma);
+	void (*mmap_free)(struct rdma_user_mmap_entry *entry);
+	void (*disassociate_ucontext)(struct ib_ucontext *ibcontext);
 	int (*alloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
 	int (*dealloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
 	int (*create_ah)(struct ib_ah *ah, struct rdma_ah_init_attr *attr,
@@ -1517,19 +2415,109 @@ struct ib_device_ops {
 	int (*modify_cq)(struct ib_cq *cq, u16 cq_count, u16 cq_period);
 	int (*destroy_cq)(struct ib_cq *cq, struct ib_udata *udata);
 	int (*resize_cq)(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+	/* Around a CQ's destruction, for drivers that share CQ resources. */
+	int (*pre_destroy_cq)(struct ib_cq *cq);
+	void (*post_destroy_cq)(struct ib_cq *cq);
 	struct ib_mr *(*get_dma_mr)(struct ib_pd *pd, int mr_access_flags);
 	struct ib_mr *(*reg_user_mr)(struct ib_pd *pd, u64 start, u64 length,
 				     u64 virt_addr, int mr_access_flags,
 				     struct ib_udata *udata);
+	struct ib_mr *(*reg_user_mr_dmabuf)(struct ib_pd *pd, u64 offset,
+					    u64 length, u64 virt_addr, int fd,
+					    int mr_access_flags,
+					    struct ib_udata *udata);
+	struct ib_mr *(*rereg_user_mr)(struct ib_mr *mr, int flags, u64 start,
+				       u64 length, u64 virt_addr,
+				       int mr_access_flags, struct ib_pd *pd,
+				       struct ib_udata *udata);
 	int (*dereg_mr)(struct ib_mr *mr, struct ib_udata *udata);
 	struct ib_mr *(*alloc_mr)(struct ib_pd *pd, enum ib_mr_type mr_type,
 				  u32 max_num_sg);
+	struct ib_mr *(*alloc_mr_integrity)(struct ib_pd *pd,
+					    u32 max_num_data_sg,
+					    u32 max_num_meta_sg);
+	int (*advise_mr)(struct ib_pd *pd,
+			 enum ib_uverbs_advise_mr_advice advice, u32 flags,
+			 struct ib_sge *sg_list, u32 num_sge,
+			 struct uverbs_attr_bundle *attrs);
 	int (*map_mr_sg)(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 			 unsigned int *sg_offset);
+	int (*check_mr_status)(struct ib_mr *mr, u32 check_mask,
+			       struct ib_mr_status *mr_status);
 	int (*alloc_mw)(struct ib_mw *mw, struct ib_udata *udata);
 	int (*dealloc_mw)(struct ib_mw *mw);
 	int (*attach_mcast)(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 	int (*detach_mcast)(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+	int (*alloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
+	int (*dealloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
+	struct ib_flow *(*create_flow)(struct ib_qp *qp,
+				       struct ib_flow_attr *flow_attr,
+				       struct ib_udata *udata);
+	int (*destroy_flow)(struct ib_flow *flow_id);
+	int (*destroy_flow_action)(struct ib_flow_action *action);
+	/* SR-IOV virtual functions, through IPoIB's netdev. */
+	int (*set_vf_link_state)(struct ib_device *device, int vf, u32 port,
+				 int state);
+	int (*get_vf_config)(struct ib_device *device, int vf, u32 port,
+			     struct ifla_vf_info *ivf);
+	int (*get_vf_stats)(struct ib_device *device, int vf, u32 port,
+			    struct ifla_vf_stats *stats);
+	int (*get_vf_guid)(struct ib_device *device, int vf, u32 port,
+			   struct ifla_vf_guid *node_guid,
+			   struct ifla_vf_guid *port_guid);
+	int (*set_vf_guid)(struct ib_device *device, int vf, u32 port, u64 guid,
+			   int type);
+	struct ib_wq *(*create_wq)(struct ib_pd *pd,
+				   struct ib_wq_init_attr *init_attr,
+				   struct ib_udata *udata);
+	int (*destroy_wq)(struct ib_wq *wq, struct ib_udata *udata);
+	int (*modify_wq)(struct ib_wq *wq, struct ib_wq_attr *attr,
+			 u32 wq_attr_mask, struct ib_udata *udata);
+	int (*create_rwq_ind_table)(struct ib_rwq_ind_table *ib_rwq_ind_table,
+				    struct ib_rwq_ind_table_init_attr *init_attr,
+				    struct ib_udata *udata);
+	int (*destroy_rwq_ind_table)(struct ib_rwq_ind_table *wq_ind_table);
+	struct ib_dm *(*alloc_dm)(struct ib_device *device,
+				  struct ib_ucontext *context,
+				  struct ib_dm_alloc_attr *attr,
+				  struct uverbs_attr_bundle *attrs);
+	int (*dealloc_dm)(struct ib_dm *dm, struct uverbs_attr_bundle *attrs);
+	struct ib_mr *(*reg_dm_mr)(struct ib_pd *pd, struct ib_dm *dm,
+				   struct ib_dm_mr_attr *attr,
+				   struct uverbs_attr_bundle *attrs);
+	int (*create_counters)(struct ib_counters *counters,
+			       struct uverbs_attr_bundle *attrs);
+	int (*destroy_counters)(struct ib_counters *counters);
+	int (*read_counters)(struct ib_counters *counters,
+			     struct ib_counters_read_attr *counters_read_attr,
+			     struct uverbs_attr_bundle *attrs);
+	int (*map_mr_sg_pi)(struct ib_mr *mr, struct scatterlist *data_sg,
+			    int data_sg_nents, unsigned int *data_sg_offset,
+			    struct scatterlist *meta_sg, int meta_sg_nents,
+			    unsigned int *meta_sg_offset);
+
+	/* `rdma statistic`: hardware counters of the device and its ports. */
+	struct rdma_hw_stats *(*alloc_hw_device_stats)(struct ib_device *device);
+	struct rdma_hw_stats *(*alloc_hw_port_stats)(struct ib_device *device,
+						     u32 port_num);
+	int (*get_hw_stats)(struct ib_device *device,
+			    struct rdma_hw_stats *stats, u32 port, int index);
+	int (*modify_hw_stat)(struct ib_device *device, u32 port,
+			      unsigned int counter_index, bool enable);
+
+	/* Driver attributes of `rdma res show` lines. */
+	int (*fill_res_mr_entry)(struct sk_buff *msg, struct ib_mr *ibmr);
+	int (*fill_res_mr_entry_raw)(struct sk_buff *msg, struct ib_mr *ibmr);
+	int (*fill_res_cq_entry)(struct sk_buff *msg, struct ib_cq *ibcq);
+	int (*fill_res_cq_entry_raw)(struct sk_buff *msg, struct ib_cq *ibcq);
+	int (*fill_res_qp_entry)(struct sk_buff *msg, struct ib_qp *ibqp);
+	int (*fill_res_qp_entry_raw)(struct sk_buff *msg, struct ib_qp *ibqp);
+	int (*fill_res_cm_id_entry)(struct sk_buff *msg, struct rdma_cm_id *id);
+
+	/* Called once the device is registered and visible. */
+	int (*enable_driver)(struct ib_device *dev);
+	/* Frees driver resources after the last client is gone. */
+	void (*dealloc_driver)(struct ib_device *dev);
 
 	/* iWARP connection management (iw_cm.h), iWARP drivers only. */
 	void (*iw_add_ref)(struct ib_qp *qp);
@@ -1544,23 +2532,31 @@ struct ib_device_ops {
 	int (*iw_create_listen)(struct iw_cm_id *cm_id, int backlog);
 	int (*iw_destroy_listen)(struct iw_cm_id *cm_id);
 
-	/* `rdma statistic`: hardware counters of a port. */
-	struct rdma_hw_stats *(*alloc_hw_port_stats)(struct ib_device *device,
-						     u32 port_num);
-	int (*get_hw_stats)(struct ib_device *device,
-			    struct rdma_hw_stats *stats, u32 port, int index);
+	/* Per-QP statistic counters (`rdma statistic qp`). */
+	int (*counter_bind_qp)(struct rdma_counter *counter, struct ib_qp *qp);
+	int (*counter_unbind_qp)(struct ib_qp *qp);
+	int (*counter_dealloc)(struct rdma_counter *counter);
+	struct rdma_hw_stats *(*counter_alloc_stats)(
+		struct rdma_counter *counter);
+	int (*counter_update_stats)(struct rdma_counter *counter);
+	int (*fill_stat_mr_entry)(struct sk_buff *msg, struct ib_mr *ibmr);
+
+	int (*query_ucontext)(struct ib_ucontext *context,
+			      struct uverbs_attr_bundle *attrs);
+	/* NUMA node for rdma_zalloc_drv_obj_numa(). */
+	int (*get_numa_node)(struct ib_device *dev);
 
 	/* Sizes of the driver structures embedding core objects. */
-	size_t size_ib_ah;
-	size_t size_ib_counters;
-	size_t size_ib_cq;
-	size_t size_ib_mw;
-	size_t size_ib_pd;
-	size_t size_ib_qp;
-	size_t size_ib_rwq_ind_table;
-	size_t size_ib_srq;
-	size_t size_ib_ucontext;
-	size_t size_ib_xrcd;
+	DECLARE_RDMA_OBJ_SIZE(ib_ah);
+	DECLARE_RDMA_OBJ_SIZE(ib_counters);
+	DECLARE_RDMA_OBJ_SIZE(ib_cq);
+	DECLARE_RDMA_OBJ_SIZE(ib_mw);
+	DECLARE_RDMA_OBJ_SIZE(ib_pd);
+	DECLARE_RDMA_OBJ_SIZE(ib_qp);
+	DECLARE_RDMA_OBJ_SIZE(ib_rwq_ind_table);
+	DECLARE_RDMA_OBJ_SIZE(ib_srq);
+	DECLARE_RDMA_OBJ_SIZE(ib_ucontext);
+	DECLARE_RDMA_OBJ_SIZE(ib_xrcd);
 };
 
 struct ib_pkey_cache;
@@ -1587,8 +2583,25 @@ struct ib_port_data {
 	struct rdma_hw_stats *hw_stats;	/* NULL without counters */
 };
 
+/*
+ * The class device of an ib_device (/sys/class/infiniband/<name>) with its
+ * network namespace and port directory.
+ */
+struct ib_core_device {
+	struct device dev;
+	possible_net_t rdma_net;
+	struct kobject *ports_kobj;
+	struct list_head port_list;
+	struct ib_device *owner;	/* the ib_device this is part of */
+};
+
+/*
+ * An RDMA device. Every member is upstream 6.1's, in its order and with its
+ * type: code built into the stock kernel reads some of them at the stock
+ * offsets (Documentation/architecture.md, "Layout crossings").
+ */
 struct ib_device {
-	/* Device DMA is mapped for; NULL for soft drivers. */
+	/* Device DMA is mapped for; NULL for soft drivers (virtual DMA). */
 	struct device *dma_device;
 	struct ib_device_ops ops;
 	char name[IB_DEVICE_NAME_MAX];
@@ -1596,6 +2609,9 @@ struct ib_device {
 
 	struct list_head event_handler_list;
 	struct rw_semaphore event_handler_rwsem;
+
+	/* Protects QP event handler calls and the open_list of shared QPs. */
+	spinlock_t qp_open_list_lock;
 
 	struct rw_semaphore client_data_rwsem;
 	struct xarray client_data;
@@ -1606,14 +2622,14 @@ struct ib_device {
 
 	int num_comp_vectors;
 
-	/* Shared CQs of ib_cq_pool_get(), one list per poll context (cq.c). */
-	spinlock_t cq_pools_lock;
-	struct list_head cq_pools[IB_POLL_LAST_POOL_TYPE + 1];
+	union {
+		struct device dev;
+		struct ib_core_device coredev;
+	};
 
-	struct device dev;		/* /sys/class/infiniband/<name> */
-	struct kobject *ports_kobj;
-	struct list_head port_list;
+	/* Device attributes, driver attributes, hw counters; NULL ended. */
 	const struct attribute_group *groups[4];
+	u8 hw_stats_attr_index;
 
 	u64 uverbs_cmd_mask;
 
@@ -1621,16 +2637,29 @@ struct ib_device {
 	__be64 node_guid;
 	u32 local_dma_lkey;
 	u16 is_switch:1;
-	u16 kverbs_provider:1;
-	u16 use_cq_dim:1;
+	u16 kverbs_provider:1;		/* kernel verbs work; core use only */
+	u16 use_cq_dim:1;		/* adaptive CQ moderation */
 	u8 node_type;
 	u32 phys_port_cnt;
 	struct ib_device_attr attrs;
+	struct hw_stats_device_data *hw_stats_data;
+
+#ifdef CONFIG_CGROUP_RDMA
+	struct rdmacg_device cg_device;
+#endif
 
 	/* Global, never reused while the device lives (NLDEV DEV_INDEX). */
 	u32 index;
-	/* Object counts for `rdma resource` (restrack.c). */
+
+	/* Shared CQs of ib_cq_pool_get(), one list per poll context (cq.c). */
+	spinlock_t cq_pools_lock;
+	struct list_head cq_pools[IB_POLL_LAST_POOL_TYPE + 1];
+
+	/* Object tables for `rdma resource` (restrack.c). */
 	struct rdma_restrack_root *res;
+
+	/* Driver-specific uverbs methods. */
+	const struct uapi_definition *driver_def;
 
 	/* Held by every user; registration holds one. */
 	refcount_t refcount;
@@ -1639,10 +2668,24 @@ struct ib_device {
 
 	const struct rdma_link_ops *link_ops;
 
+	/* Copies of the class device in other network namespaces. */
+	struct mutex compat_devs_mutex;	/* protects compat_devs */
+	struct xarray compat_devs;
+
+	/* iWARP CM: the netdev the device runs on, IW_F_* flags. */
 	char iw_ifname[IFNAMSIZ];
 	u32 iw_driver_flags;
 	u32 lag_flags;
 };
+
+/* Allocates a driver object, on the device's NUMA node when asked. */
+static inline void *rdma_zalloc_obj(struct ib_device *dev, size_t size,
+				    gfp_t gfp, bool is_numa_aware)
+{
+	if (is_numa_aware && dev->ops.get_numa_node)
+		return kzalloc_node(size, gfp, dev->ops.get_numa_node(dev));
+	return kzalloc(size, gfp);
+}
 
 /* A kernel consumer told about every device: ib_uverbs, ib_umad, rdma_cm... */
 struct ib_client {
@@ -1655,11 +2698,25 @@ struct ib_client {
 			   struct ib_client_nl_info *res);
 	int (*get_global_nl_info)(struct ib_client_nl_info *res);
 
+	/*
+	 * For a client that puts a netdev on RDMA ports (IPoIB): the netdev
+	 * of @dev/@port that has @pkey, @gid and, if given, @addr, with a
+	 * reference the caller drops with dev_put(); NULL if none. rdma_cm
+	 * asks this to route incoming IB connection requests.
+	 */
+	struct net_device *(*get_net_dev_by_params)(
+			struct ib_device *dev,
+			u32 port,
+			u16 pkey,
+			const union ib_gid *gid,
+			const struct sockaddr *addr,
+			void *client_data);
+
 	/* Core private. */
 	refcount_t uses;
 	struct completion uses_zero;
 	u32 client_id;
-	u8 no_kverbs_req:1;
+	u8 no_kverbs_req:1;		/* works without kernel verbs */
 };
 
 /* What GET_CHARDEV returns: the char device, its ABI and, for a port, which. */
@@ -1994,6 +3051,15 @@ union rdma_network_hdr {
 	};
 };
 
+#define IB_QPN_MASK		0xFFFFFF
+
+enum {
+	IB_MULTICAST_QPN = 0xffffff
+};
+
+#define IB_LID_PERMISSIVE	cpu_to_be16(0xFFFF)
+#define IB_MULTICAST_LID_BASE	cpu_to_be16(0xC000)
+
 int ib_get_rdma_header_version(const union rdma_network_hdr *hdr);
 int ib_get_gids_from_rdma_hdr(const union rdma_network_hdr *hdr,
 			      enum rdma_network_type net_type,
@@ -2179,7 +3245,7 @@ int ib_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
  */
 static inline bool ib_uses_virt_dma(struct ib_device *dev)
 {
-	return !dev->dma_device;
+	return IS_ENABLED(CONFIG_INFINIBAND_VIRT_DMA) && !dev->dma_device;
 }
 
 static inline int ib_dma_mapping_error(struct ib_device *dev, u64 dma_addr)
@@ -2279,18 +3345,278 @@ static inline void ib_dma_sync_single_for_device(struct ib_device *dev,
 
 static inline unsigned int ib_dma_max_seg_size(struct ib_device *dev)
 {
-	if (!dev->dma_device)
-		return SZ_2G;
+	if (ib_uses_virt_dma(dev))
+		return UINT_MAX;
 	return dma_get_max_seg_size(dev->dma_device);
 }
 
-#define ibdev_err(ibdev, fmt, ...) \
-	dev_err(&(ibdev)->dev, fmt, ##__VA_ARGS__)
-#define ibdev_warn(ibdev, fmt, ...) \
-	dev_warn(&(ibdev)->dev, fmt, ##__VA_ARGS__)
-#define ibdev_info(ibdev, fmt, ...) \
-	dev_info(&(ibdev)->dev, fmt, ##__VA_ARGS__)
-#define ibdev_dbg(ibdev, fmt, ...) \
-	dev_dbg(&(ibdev)->dev, fmt, ##__VA_ARGS__)
+
+/* ---- DMA helpers beyond the basic ones ---- */
+
+/* Peer-to-peer DMA to PCI memory; never through virtual DMA. */
+static inline bool ib_dma_pci_p2p_dma_supported(struct ib_device *dev)
+{
+	return !ib_uses_virt_dma(dev) &&
+	       dma_pci_p2pdma_supported(dev->dma_device);
+}
+
+static inline int ib_dma_map_sgtable_attrs(struct ib_device *dev,
+					   struct sg_table *sgt,
+					   enum dma_data_direction direction,
+					   unsigned long dma_attrs)
+{
+	int mapped;
+
+	if (!ib_uses_virt_dma(dev))
+		return dma_map_sgtable(dev->dma_device, sgt, direction,
+				       dma_attrs);
+	mapped = ib_dma_virt_map_sg(dev, sgt->sgl, sgt->orig_nents);
+	if (mapped <= 0)
+		return -EIO;
+	sgt->nents = mapped;
+	return 0;
+}
+
+static inline void ib_dma_unmap_sgtable_attrs(struct ib_device *dev,
+					      struct sg_table *sgt,
+					      enum dma_data_direction direction,
+					      unsigned long dma_attrs)
+{
+	if (!ib_uses_virt_dma(dev))
+		dma_unmap_sgtable(dev->dma_device, sgt, direction, dma_attrs);
+}
+
+/* ---- Ports, capabilities, MTUs ---- */
+
+static inline bool rdma_cap_ib_switch(const struct ib_device *device)
+{
+	return device->is_switch;
+}
+
+/* iWARP reads may invalidate the sink's STag (IB_WR_RDMA_READ_WITH_INV). */
+static inline bool rdma_cap_read_inv(struct ib_device *dev, u32 port_num)
+{
+	return rdma_protocol_iwarp(dev, port_num);
+}
+
+static inline bool rdma_core_cap_opa_port(struct ib_device *device,
+					  u32 port_num)
+{
+	return (rdma_core_cap(device, port_num) & RDMA_CORE_PORT_INTEL_OPA) ==
+	       RDMA_CORE_PORT_INTEL_OPA;
+}
+
+/* An MTU enum of @port in bytes (OPA ports have two larger values). */
+static inline int rdma_mtu_enum_to_int(struct ib_device *device, u32 port,
+				       int mtu)
+{
+	if (rdma_core_cap_opa_port(device, port))
+		return opa_mtu_enum_to_int((enum opa_mtu)mtu);
+	return ib_mtu_enum_to_int((enum ib_mtu)mtu);
+}
+
+/* The largest MTU of @port in bytes, from its ib_query_port() attributes. */
+static inline int rdma_mtu_from_attr(struct ib_device *device, u32 port,
+				     struct ib_port_attr *attr)
+{
+	if (rdma_core_cap_opa_port(device, port))
+		return attr->phys_mtu;
+	return ib_mtu_enum_to_int(attr->max_mtu);
+}
+
+const struct ib_port_immutable *
+ib_port_immutable_read(struct ib_device *dev, unsigned int port);
+
+/* SR-IOV virtual functions: -EOPNOTSUPP unless the driver manages VFs. */
+int ib_set_vf_link_state(struct ib_device *device, int vf, u32 port,
+			 int state);
+int ib_get_vf_config(struct ib_device *device, int vf, u32 port,
+		     struct ifla_vf_info *info);
+int ib_get_vf_stats(struct ib_device *device, int vf, u32 port,
+		    struct ifla_vf_stats *stats);
+int ib_get_vf_guid(struct ib_device *device, int vf, u32 port,
+		   struct ifla_vf_guid *node_guid,
+		   struct ifla_vf_guid *port_guid);
+int ib_set_vf_guid(struct ib_device *device, int vf, u32 port, u64 guid,
+		   int type);
+
+/* The CPUs completion vector @comp_vector interrupts, or NULL. */
+static inline const struct cpumask *
+ib_get_vector_affinity(struct ib_device *device, int comp_vector)
+{
+	if (!device->ops.get_vector_affinity || comp_vector < 0 ||
+	    comp_vector >= device->num_comp_vectors)
+		return NULL;
+	return device->ops.get_vector_affinity(device, comp_vector);
+}
+
+/* The NUMA node of the device's parent, NUMA_NO_NODE without one. */
+static inline int ibdev_to_node(struct ib_device *ibdev)
+{
+	struct device *parent = ibdev->dev.parent;
+
+	return parent ? dev_to_node(parent) : NUMA_NO_NODE;
+}
+
+static inline struct ib_device *rdma_device_to_ibdev(struct device *device)
+{
+	return container_of(device, struct ib_core_device, dev)->owner;
+}
+
+#define rdma_device_to_drv_device(dev, drv_dev_struct, ibdev_member)	\
+	container_of(rdma_device_to_ibdev(dev), drv_dev_struct, ibdev_member)
+
+/* May a process in @net use the device (shared or exclusive netns mode)? */
+bool rdma_dev_access_netns(const struct ib_device *device,
+			   const struct net *net);
+
+/* Re-reads the GIDs of every RoCE port of @ibdev from its netdevs. */
+void rdma_roce_rescan_device(struct ib_device *ibdev);
+
+struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port,
+					    u16 pkey, const union ib_gid *gid,
+					    const struct sockaddr *addr);
+struct net_device *ib_device_netdev(struct ib_device *dev, u32 port);
+
+/* ---- Accelerated ULP netdevs (rdma_netdev) ---- */
+
+/*
+ * A netdev the driver implements for a ULP (enhanced IPoIB); ERR_PTR
+ * (-EOPNOTSUPP) when the driver has none, and the ULP then uses its own.
+ */
+struct net_device *rdma_alloc_netdev(struct ib_device *device, u32 port_num,
+				     enum rdma_netdev_t type, const char *name,
+				     unsigned char name_assign_type,
+				     void (*setup)(struct net_device *));
+/* The same into a netdev the ULP allocated itself. */
+int rdma_init_netdev(struct ib_device *device, u32 port_num,
+		     enum rdma_netdev_t type, const char *name,
+		     unsigned char name_assign_type,
+		     void (*setup)(struct net_device *),
+		     struct net_device *netdev);
+
+/* ---- Memory regions beyond fast registration ---- */
+
+/* A kernel MR over user memory; -EOPNOTSUPP without reg_user_mr. */
+struct ib_mr *ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+			     u64 virt_addr, int mr_access_flags);
+/* Prefetch hints for ODP MRs; -EOPNOTSUPP without advise_mr. */
+int ib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		 u32 flags, struct ib_sge *sg_list, u32 num_sge);
+/* An MR for T10-PI offload; -EOPNOTSUPP without IBK_INTEGRITY_HANDOVER. */
+struct ib_mr *ib_alloc_mr_integrity(struct ib_pd *pd,
+				    u32 max_num_data_sg,
+				    u32 max_num_meta_sg);
+int ib_map_mr_sg_pi(struct ib_mr *mr, struct scatterlist *data_sg,
+		    int data_sg_nents, unsigned int *data_sg_offset,
+		    struct scatterlist *meta_sg, int meta_sg_nents,
+		    unsigned int *meta_sg_offset, unsigned int page_size);
+int ib_check_mr_status(struct ib_mr *mr, u32 check_mask,
+		       struct ib_mr_status *mr_status);
+
+/* ib_map_mr_sg() for an MR addressed from 0 (zero-based virtual address). */
+static inline int ib_map_mr_sg_zbva(struct ib_mr *mr, struct scatterlist *sg,
+				    int sg_nents, unsigned int *sg_offset,
+				    unsigned int page_size)
+{
+	int mapped = ib_map_mr_sg(mr, sg, sg_nents, sg_offset, page_size);
+
+	mr->iova = 0;
+	return mapped;
+}
+
+/* Access flags a registration may ask for on this device. */
+static inline int ib_check_mr_access(struct ib_device *ib_dev,
+				     unsigned int flags)
+{
+	/* Remote writes and atomics need local write access (IBA 10.6.3). */
+	if ((flags & (IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_REMOTE_WRITE)) &&
+	    !(flags & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (flags & ~IB_ACCESS_SUPPORTED)
+		return -EINVAL;
+	if ((flags & IB_ACCESS_ON_DEMAND) &&
+	    !(ib_dev->attrs.kernel_cap_flags & IBK_ON_DEMAND_PAGING))
+		return -EINVAL;
+	return 0;
+}
+
+/* Can the memory be written through an MR with these flags? */
+static inline bool ib_access_writable(int access_flags)
+{
+	return access_flags & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND);
+}
+
+/* ---- XRC, shared QPs, work queues ---- */
+
+struct ib_xrcd *ib_alloc_xrcd_user(struct ib_device *device,
+				   struct inode *inode, struct ib_udata *udata);
+int ib_dealloc_xrcd_user(struct ib_xrcd *xrcd, struct ib_udata *udata);
+struct ib_qp *ib_open_qp(struct ib_xrcd *xrcd,
+			 struct ib_qp_open_attr *qp_open_attr);
+int ib_close_qp(struct ib_qp *qp);
+struct ib_wq *ib_create_wq(struct ib_pd *pd,
+			   struct ib_wq_init_attr *init_attr);
+int ib_destroy_wq_user(struct ib_wq *wq, struct ib_udata *udata);
+
+/* ---- User buffers ---- */
+
+/* True when @len bytes at user address @p are all zero (and readable). */
+static inline bool ib_is_buffer_cleared(const void __user *p, size_t len)
+{
+	bool zero;
+	u8 *copy;
+
+	if (len > USHRT_MAX)
+		return false;
+	copy = memdup_user(p, len);
+	if (IS_ERR(copy))
+		return false;
+	zero = !memchr_inv(copy, 0, len);
+	kfree(copy);
+	return zero;
+}
+
+static inline bool ib_is_udata_cleared(struct ib_udata *udata,
+				       size_t offset, size_t len)
+{
+	return ib_is_buffer_cleared(udata->inbuf + offset, len);
+}
+
+/* ---- RoCE v2 UDP source port from the flow label ---- */
+
+#define IB_ROCE_UDP_ENCAP_VALID_PORT_MIN (0xC000)
+#define IB_ROCE_UDP_ENCAP_VALID_PORT_MAX (0xFFFF)
+#define IB_GRH_FLOWLABEL_MASK (0x000FFFFF)
+
+/*
+ * Folds the 20-bit flow label into the 14 bits of the dynamic port range
+ * (the top 6 bits are XORed onto the bottom ones), as every RoCE v2 peer
+ * computes it.
+ */
+static inline u16 rdma_flow_label_to_udp_sport(u32 fl)
+{
+	u32 low14 = fl & 0x3fff;
+	u32 high6 = (fl >> 14) & 0x3f;
+
+	return (u16)((low14 ^ high6) | IB_ROCE_UDP_ENCAP_VALID_PORT_MIN);
+}
+
+/* A flow label derived from both QP numbers of a connection. */
+static inline u32 rdma_calc_flow_label(u32 lqpn, u32 rqpn)
+{
+	u64 h = (u64)lqpn * rqpn;
+
+	h ^= h >> 20;
+	h ^= h >> 40;
+	return (u32)h & IB_GRH_FLOWLABEL_MASK;
+}
+
+static inline u16 rdma_get_udp_sport(u32 fl, u32 lqpn, u32 rqpn)
+{
+	return rdma_flow_label_to_udp_sport(fl ? fl :
+					    rdma_calc_flow_label(lqpn, rqpn));
+}
 
 #endif /* RDMA_KMOD_IB_VERBS_H */

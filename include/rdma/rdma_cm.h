@@ -54,7 +54,11 @@ struct rdma_addr {
 struct rdma_route {
 	struct rdma_addr addr;
 	struct sa_path_rec *path_rec;
-	int num_paths;
+	/* Reversible-path pairs of the IB Path Record query; unused by us. */
+	struct sa_path_rec *path_rec_inbound;
+	struct sa_path_rec *path_rec_outbound;
+	/* Paths in path_rec: 0, 1 (primary) or 2 (with an alternate). */
+	int num_pri_alt_paths;
 };
 
 struct rdma_conn_param {

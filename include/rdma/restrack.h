@@ -7,6 +7,8 @@
 #define RDMA_KMOD_RESTRACK_H
 
 #include <linux/types.h>
+#include <linux/kref.h>
+#include <linux/completion.h>
 
 struct ib_device;
 
@@ -22,7 +24,41 @@ enum rdma_restrack_type {
 	RDMA_RESTRACK_MAX
 };
 
+/*
+ * Per-object entry of `rdma resource` (restrack.c), embedded in PDs, CQs,
+ * QPs, MRs, SRQs, contexts and cm_ids. A dump holds kref while it reports
+ * the object; rdma_restrack_del() waits for comp, so the object outlives
+ * every report that found it in the table.
+ */
+struct rdma_restrack_entry {
+	bool			valid;		/* in the table */
+	u8			no_track : 1;	/* never put in the table */
+	struct kref		kref;
+	struct completion	comp;
+	struct task_struct	*task;		/* user owner */
+	const char		*kern_name;	/* kernel owner (module) */
+	enum rdma_restrack_type	type;
+	bool			user;
+	u32			id;
+};
+
 int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type);
+
+static inline bool rdma_is_kernel_res(const struct rdma_restrack_entry *res)
+{
+	return !res->user;
+}
+
+/* Objects a driver creates for itself stay out of `rdma resource`. */
+static inline void rdma_restrack_no_track(struct rdma_restrack_entry *res)
+{
+	res->no_track = true;
+}
+
+static inline bool rdma_restrack_is_tracked(struct rdma_restrack_entry *res)
+{
+	return !res->no_track;
+}
 
 struct rdma_restrack_entry;
 struct ib_ucontext;
