@@ -132,6 +132,10 @@ int rdma_hw_stats_snapshot(struct ib_device *dev, u32 port, u64 *values,
 /* cq.c: completion workqueues and the per-device CQ pools. */
 extern struct workqueue_struct *ib_comp_wq;
 extern struct workqueue_struct *ib_comp_unbound_wq;
+/* mr.c */
+void ib_mr_init_kernel(struct ib_mr *mr, struct ib_pd *pd,
+		       enum ib_mr_type mr_type);
+
 int ib_cq_init(void);
 void ib_cq_cleanup(void);
 void ib_cq_pool_init(struct ib_device *dev);

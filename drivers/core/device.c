@@ -415,6 +415,16 @@ struct ib_device *ib_device_get_by_netdev(struct net_device *ndev,
 }
 EXPORT_SYMBOL(ib_device_get_by_netdev);
 
+/* The capabilities the driver gave @port at registration, or NULL. */
+const struct ib_port_immutable *
+ib_port_immutable_read(struct ib_device *dev, unsigned int port)
+{
+	if (WARN_ON(!rdma_is_port_valid(dev, port)))
+		return NULL;
+	return &dev->port_data[port].immutable;
+}
+EXPORT_SYMBOL(ib_port_immutable_read);
+
 void ib_for_each_ndev_port(struct net_device *ndev,
 			   void (*fn)(struct ib_device *dev, u32 port,
 				      struct net_device *ndev, void *ctx),
@@ -745,6 +755,38 @@ again:
 		get_device(res->cdev);
 	return ret;
 }
+
+/*
+ * The netdev a client (IPoIB) runs on @port with @pkey and @gid (and @addr
+ * if given), referenced; rdma_cm asks this for IB connection requests.
+ */
+struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port,
+					    u16 pkey, const union ib_gid *gid,
+					    const struct sockaddr *addr)
+{
+	struct net_device *ndev = NULL;
+	struct ib_client *client;
+	unsigned long index;
+
+	if (!rdma_protocol_ib(dev, port))
+		return NULL;
+	/* Clients come and go under clients_rwsem, their data under ours. */
+	down_read(&clients_rwsem);
+	down_read(&dev->client_data_rwsem);
+	xa_for_each_marked(&clients, index, client, CLIENT_REGISTERED) {
+		if (!client->get_net_dev_by_params ||
+		    !xa_get_mark(&dev->client_data, index, CLIENT_REGISTERED))
+			continue;
+		ndev = client->get_net_dev_by_params(dev, port, pkey, gid, addr,
+				xa_load(&dev->client_data, index));
+		if (ndev)
+			break;
+	}
+	up_read(&dev->client_data_rwsem);
+	up_read(&clients_rwsem);
+	return ndev;
+}
+EXPORT_SYMBOL(ib_get_net_dev_by_params);
 
 /* ------------------------------------------------------------ names */
 

@@ -12,20 +12,10 @@
 #include <rdma/mr_pool.h>
 #include "core_priv.h"
 
-struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
-			  u32 max_num_sg)
+/* The core's part of a kernel MR the driver just created. */
+void ib_mr_init_kernel(struct ib_mr *mr, struct ib_pd *pd,
+		       enum ib_mr_type mr_type)
 {
-	struct ib_mr *mr;
-
-	if (!pd->device->ops.alloc_mr)
-		return ERR_PTR(-EOPNOTSUPP);
-	/* Integrity MRs come from ib_alloc_mr_integrity(), not supported. */
-	if (mr_type == IB_MR_TYPE_INTEGRITY)
-		return ERR_PTR(-EINVAL);
-
-	mr = pd->device->ops.alloc_mr(pd, mr_type, max_num_sg);
-	if (IS_ERR(mr))
-		return mr;
 	mr->device = pd->device;
 	mr->pd = pd;
 	mr->dm = NULL;
@@ -37,9 +27,61 @@ struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
 	rdma_restrack_parent_name(&mr->res, &pd->res);
 	rdma_restrack_add(&mr->res);
+}
+
+struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
+			  u32 max_num_sg)
+{
+	struct ib_mr *mr;
+
+	if (!pd->device->ops.alloc_mr)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* Integrity MRs come from ib_alloc_mr_integrity() only. */
+	if (mr_type == IB_MR_TYPE_INTEGRITY)
+		return ERR_PTR(-EINVAL);
+
+	mr = pd->device->ops.alloc_mr(pd, mr_type, max_num_sg);
+	if (!IS_ERR(mr))
+		ib_mr_init_kernel(mr, pd, mr_type);
 	return mr;
 }
 EXPORT_SYMBOL(ib_alloc_mr);
+
+/*
+ * A kernel ULP registers memory of the current process (rds with ODP):
+ * the driver's user-MR path without a uverbs request behind it.
+ */
+struct ib_mr *ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+			     u64 virt_addr, int access_flags)
+{
+	struct ib_mr *mr;
+	int ret;
+
+	ret = ib_check_mr_access(pd->device, access_flags);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!pd->device->ops.reg_user_mr)
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = pd->device->ops.reg_user_mr(pd, start, length, virt_addr,
+					 access_flags, NULL);
+	if (!IS_ERR(mr))
+		ib_mr_init_kernel(mr, pd, IB_MR_TYPE_USER);
+	return mr;
+}
+EXPORT_SYMBOL(ib_reg_user_mr);
+
+/* Prefetch/paging hints; only drivers with on-demand paging take them. */
+int ib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		 u32 flags, struct ib_sge *sg_list, u32 num_sge)
+{
+	if (!pd->device->ops.advise_mr)
+		return -EOPNOTSUPP;
+	if (!num_sge)
+		return 0;
+	return pd->device->ops.advise_mr(pd, advice, flags, sg_list, num_sge,
+					 NULL);
+}
+EXPORT_SYMBOL(ib_advise_mr);
 
 int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
 {

@@ -158,6 +158,13 @@ void roce_rescan_device(struct ib_device *dev)
 	}
 }
 
+/* For drivers whose ports learn a new GID type or netdev after the fact. */
+void rdma_roce_rescan_device(struct ib_device *ibdev)
+{
+	roce_rescan_device(ibdev);
+}
+EXPORT_SYMBOL(rdma_roce_rescan_device);
+
 static int netdev_event(struct notifier_block *nb, unsigned long event,
 			void *ptr)
 {

@@ -393,6 +393,34 @@ void rdma_rw_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 }
 EXPORT_SYMBOL(rdma_rw_ctx_destroy);
 
+/*
+ * Signature contexts move data through an integrity MR of a QP created
+ * with IB_QP_CREATE_INTEGRITY_EN; without IBK_INTEGRITY_HANDOVER (every
+ * device of ours) no such QP exists, and ULPs only ask when the device
+ * advertised it.
+ */
+int rdma_rw_ctx_signature_init(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+			       u32 port_num, struct scatterlist *sg,
+			       u32 sg_cnt, struct scatterlist *prot_sg,
+			       u32 prot_sg_cnt, struct ib_sig_attrs *sig_attrs,
+			       u64 remote_addr, u32 rkey,
+			       enum dma_data_direction dir)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL(rdma_rw_ctx_signature_init);
+
+/* Nothing to undo: rdma_rw_ctx_signature_init() never succeeds. */
+void rdma_rw_ctx_destroy_signature(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
+				   u32 port_num, struct scatterlist *sg,
+				   u32 sg_cnt, struct scatterlist *prot_sg,
+				   u32 prot_sg_cnt,
+				   enum dma_data_direction dir)
+{
+	WARN_ON_ONCE(1);
+}
+EXPORT_SYMBOL(rdma_rw_ctx_destroy_signature);
+
 /* How many rw contexts' worth of WRs an I/O of maxpages pages needs. */
 unsigned int rdma_rw_mr_factor(struct ib_device *device, u32 port_num,
 			       unsigned int maxpages)
@@ -407,14 +435,27 @@ unsigned int rdma_rw_mr_factor(struct ib_device *device, u32 port_num,
 }
 EXPORT_SYMBOL(rdma_rw_mr_factor);
 
+unsigned int rdma_rw_max_send_wr(struct ib_device *dev, u32 port_num,
+				 unsigned int max_rdma_ctxs, u32 create_flags)
+{
+	unsigned int per_ctx = 1;
+
+	/*
+	 * With MRs each context may also post REG_MR and LOCAL_INV; an
+	 * integrity context always registers.
+	 */
+	if (rdma_rw_can_use_mr(dev, port_num) ||
+	    (create_flags & IB_QP_CREATE_INTEGRITY_EN))
+		per_ctx += 2;
+	return per_ctx * max_rdma_ctxs;
+}
+EXPORT_SYMBOL(rdma_rw_max_send_wr);
+
 void rdma_rw_init_qp(struct ib_device *dev, struct ib_qp_init_attr *attr)
 {
-	u32 factor = 1;
-
-	/* With MRs each context may also post REG_MR and LOCAL_INV. */
-	if (rdma_rw_can_use_mr(dev, attr->port_num))
-		factor += 2;
-	attr->cap.max_send_wr += factor * attr->cap.max_rdma_ctxs;
+	attr->cap.max_send_wr += rdma_rw_max_send_wr(dev, attr->port_num,
+						     attr->cap.max_rdma_ctxs,
+						     attr->create_flags);
 	if (dev->attrs.max_qp_wr > 0)
 		attr->cap.max_send_wr = min_t(u32, attr->cap.max_send_wr,
 					      dev->attrs.max_qp_wr);
