@@ -64,22 +64,23 @@ struct ib_mr *ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		return ERR_PTR(-EOPNOTSUPP);
 	mr = pd->device->ops.reg_user_mr(pd, start, length, virt_addr,
 					 access_flags, NULL);
-	if (!IS_ERR(mr))
-		ib_mr_init_kernel(mr, pd, IB_MR_TYPE_USER);
+	if (IS_ERR(mr))
+		return mr;
+	ib_mr_init_kernel(mr, pd, IB_MR_TYPE_USER);
 	return mr;
 }
 EXPORT_SYMBOL(ib_reg_user_mr);
 
 /* Prefetch/paging hints; only drivers with on-demand paging take them. */
-int ib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
-		 u32 flags, struct ib_sge *sg_list, u32 num_sge)
+int ib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		 struct ib_sge *sg_list, u32 num_sge)
 {
-	if (!pd->device->ops.advise_mr)
+	const struct ib_device_ops *ops = &pd->device->ops;
+
+	if (!ops->advise_mr)
 		return -EOPNOTSUPP;
-	if (!num_sge)
-		return 0;
-	return pd->device->ops.advise_mr(pd, advice, flags, sg_list, num_sge,
-					 NULL);
+	/* No range, nothing to prefetch. */
+	return num_sge ? ops->advise_mr(pd, advice, flags, sg_list, num_sge, NULL) : 0;
 }
 EXPORT_SYMBOL(ib_advise_mr);
 

@@ -43,76 +43,60 @@ struct net_device *rdma_alloc_netdev(struct ib_device *device, u32 port_num,
 	ret = rdma_netdev_params(device, port_num, type, &params);
 	if (ret)
 		return ERR_PTR(ret);
-	netdev = alloc_netdev_mqs(params.sizeof_priv, name, name_assign_type,
-				  setup, params.txqs, params.rxqs);
-	if (!netdev)
-		return ERR_PTR(-ENOMEM);
-	return netdev;
+	/* The driver sizes the private area and the queue counts. */
+	netdev = alloc_netdev_mqs(params.sizeof_priv, name, name_assign_type, setup,
+				  params.txqs, params.rxqs);
+	return netdev ?: ERR_PTR(-ENOMEM);
 }
 EXPORT_SYMBOL(rdma_alloc_netdev);
 
 /* Hands @netdev (allocated as rdma_alloc_netdev() would) to the driver. */
-int rdma_init_netdev(struct ib_device *device, u32 port_num,
-		     enum rdma_netdev_t type, const char *name,
-		     unsigned char name_assign_type,
-		     void (*setup)(struct net_device *),
-		     struct net_device *netdev)
+int rdma_init_netdev(struct ib_device *device, u32 port_num, enum rdma_netdev_t type,
+		     const char *name, unsigned char name_assign_type,
+		     void (*setup)(struct net_device *), struct net_device *netdev)
 {
-	struct rdma_netdev_alloc_params params;
-	int ret;
+	struct rdma_netdev_alloc_params p;
+	int ret = rdma_netdev_params(device, port_num, type, &p);
 
-	ret = rdma_netdev_params(device, port_num, type, &params);
-	if (ret)
-		return ret;
-	return params.initialize_rdma_netdev(device, port_num, netdev,
-					     params.param);
+	return ret ?: p.initialize_rdma_netdev(device, port_num, netdev, p.param);
 }
 EXPORT_SYMBOL(rdma_init_netdev);
 
-/* The VF controls: only drivers that manage VFs (IBK_VIRTUAL_FUNCTION). */
-int ib_set_vf_link_state(struct ib_device *device, int vf, u32 port,
-			 int state)
+/*
+ * The VF controls: only drivers that manage VFs (IBK_VIRTUAL_FUNCTION) have
+ * the methods; the others answer -EOPNOTSUPP.
+ */
+#define vf_call(dev, method, ...)					\
+	((dev)->ops.method ? (dev)->ops.method(dev, __VA_ARGS__) : -EOPNOTSUPP)
+
+int ib_set_vf_link_state(struct ib_device *device, int vf, u32 port, int state)
 {
-	if (!device->ops.set_vf_link_state)
-		return -EOPNOTSUPP;
-	return device->ops.set_vf_link_state(device, vf, port, state);
+	return vf_call(device, set_vf_link_state, vf, port, state);
 }
 EXPORT_SYMBOL(ib_set_vf_link_state);
 
-int ib_get_vf_config(struct ib_device *device, int vf, u32 port,
-		     struct ifla_vf_info *info)
+int ib_get_vf_config(struct ib_device *device, int vf, u32 port, struct ifla_vf_info *info)
 {
-	if (!device->ops.get_vf_config)
-		return -EOPNOTSUPP;
-	return device->ops.get_vf_config(device, vf, port, info);
+	return vf_call(device, get_vf_config, vf, port, info);
 }
 EXPORT_SYMBOL(ib_get_vf_config);
 
-int ib_get_vf_stats(struct ib_device *device, int vf, u32 port,
-		    struct ifla_vf_stats *stats)
+int ib_get_vf_stats(struct ib_device *device, int vf, u32 port, struct ifla_vf_stats *stats)
 {
-	if (!device->ops.get_vf_stats)
-		return -EOPNOTSUPP;
-	return device->ops.get_vf_stats(device, vf, port, stats);
+	return vf_call(device, get_vf_stats, vf, port, stats);
 }
 EXPORT_SYMBOL(ib_get_vf_stats);
 
-int ib_get_vf_guid(struct ib_device *device, int vf, u32 port,
-		   struct ifla_vf_guid *node_guid,
+int ib_get_vf_guid(struct ib_device *device, int vf, u32 port, struct ifla_vf_guid *node_guid,
 		   struct ifla_vf_guid *port_guid)
 {
-	if (!device->ops.get_vf_guid)
-		return -EOPNOTSUPP;
-	return device->ops.get_vf_guid(device, vf, port, node_guid, port_guid);
+	return vf_call(device, get_vf_guid, vf, port, node_guid, port_guid);
 }
 EXPORT_SYMBOL(ib_get_vf_guid);
 
 /* @type is IFLA_VF_IB_NODE_GUID or IFLA_VF_IB_PORT_GUID. */
-int ib_set_vf_guid(struct ib_device *device, int vf, u32 port, u64 guid,
-		   int type)
+int ib_set_vf_guid(struct ib_device *device, int vf, u32 port, u64 guid, int type)
 {
-	if (!device->ops.set_vf_guid)
-		return -EOPNOTSUPP;
-	return device->ops.set_vf_guid(device, vf, port, guid, type);
+	return vf_call(device, set_vf_guid, vf, port, guid, type);
 }
 EXPORT_SYMBOL(ib_set_vf_guid);
