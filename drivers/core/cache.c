@@ -477,6 +477,154 @@ const struct ib_gid_attr *rdma_find_gid_by_port(struct ib_device *device,
 }
 EXPORT_SYMBOL(rdma_find_gid_by_port);
 
+bool rdma_is_zero_gid(const union ib_gid *gid)
+{
+	return !memcmp(gid, &zgid, sizeof(*gid));
+}
+EXPORT_SYMBOL(rdma_is_zero_gid);
+
+/* The driver's cookie of the entry, as its add_gid method returned it. */
+void *rdma_read_gid_hw_context(const struct ib_gid_attr *attr)
+{
+	return container_of(attr, struct ib_gid_table_entry, attr)->context;
+}
+EXPORT_SYMBOL(rdma_read_gid_hw_context);
+
+/*
+ * The first entry of @port equal to @gid that @match accepts, referenced;
+ * @match runs under the table's read lock and must not sleep.
+ */
+static const struct ib_gid_attr *
+gid_lookup(struct ib_device *device, u32 port, const union ib_gid *gid,
+	   bool (*match)(const struct ib_gid_attr *attr, void *arg), void *arg)
+{
+	struct ib_gid_table *table = port_table(device, port);
+	const struct ib_gid_attr *found = ERR_PTR(-ENOENT);
+	unsigned long flags;
+	int ix;
+
+	if (!table)
+		return found;
+	read_lock_irqsave(&table->rwlock, flags);
+	for (ix = 0; ix < table->sz; ix++) {
+		struct ib_gid_table_entry *e = table->data[ix];
+
+		if (!e || memcmp(&e->attr.gid, gid, sizeof(*gid)) ||
+		    !match(&e->attr, arg))
+			continue;
+		found = &e->attr;
+		rdma_hold_gid_attr(found);
+		break;
+	}
+	read_unlock_irqrestore(&table->rwlock, flags);
+	return found;
+}
+
+struct gid_type_ndev {
+	enum ib_gid_type type;
+	struct net_device *ndev;
+};
+
+static bool gid_type_ndev_match(const struct ib_gid_attr *attr, void *arg)
+{
+	const struct gid_type_ndev *want = arg;
+
+	return attr->gid_type == want->type &&
+	       (!want->ndev || rcu_access_pointer(attr->ndev) == want->ndev);
+}
+
+/* @gid of type @gid_type (on @ndev if given) on any port of @device. */
+const struct ib_gid_attr *rdma_find_gid(struct ib_device *device,
+					const union ib_gid *gid,
+					enum ib_gid_type gid_type,
+					struct net_device *ndev)
+{
+	struct gid_type_ndev want = { .type = gid_type, .ndev = ndev };
+	const struct ib_gid_attr *attr = ERR_PTR(-ENOENT);
+	u32 port;
+
+	rdma_for_each_port(device, port) {
+		attr = gid_lookup(device, port, gid, gid_type_ndev_match, &want);
+		if (!IS_ERR(attr))
+			break;
+	}
+	return attr;
+}
+EXPORT_SYMBOL(rdma_find_gid);
+
+struct gid_filter {
+	bool (*filter)(const union ib_gid *gid, const struct ib_gid_attr *attr,
+		       void *context);
+	void *context;
+};
+
+static bool gid_filter_match(const struct ib_gid_attr *attr, void *arg)
+{
+	const struct gid_filter *f = arg;
+
+	return f->filter(&attr->gid, attr, f->context);
+}
+
+const struct ib_gid_attr *rdma_find_gid_by_filter(
+	struct ib_device *device, const union ib_gid *gid, u32 port_num,
+	bool (*filter)(const union ib_gid *gid, const struct ib_gid_attr *,
+		       void *),
+	void *context)
+{
+	struct gid_filter f = { .filter = filter, .context = context };
+
+	if (!rdma_is_port_valid(device, port_num))
+		return ERR_PTR(-EINVAL);
+	return gid_lookup(device, port_num, gid, gid_filter_match, &f);
+}
+EXPORT_SYMBOL(rdma_find_gid_by_filter);
+
+/*
+ * Every valid GID of every port (ibv_query_gid_table): the number of
+ * entries written, -EINVAL when more than @max_entries exist.
+ */
+ssize_t rdma_query_gid_table(struct ib_device *device,
+			     struct ib_uverbs_gid_entry *entries,
+			     size_t max_entries)
+{
+	struct ib_uverbs_gid_entry *out = entries;
+	struct ib_gid_table *table;
+	unsigned long flags;
+	u32 port;
+	int ix;
+
+	rdma_for_each_port(device, port) {
+		table = port_table(device, port);
+		if (!table)
+			continue;
+		read_lock_irqsave(&table->rwlock, flags);
+		for (ix = 0; ix < table->sz; ix++) {
+			const struct ib_gid_attr *attr;
+			struct net_device *ndev;
+
+			if (!table->data[ix])
+				continue;
+			if (out - entries >= max_entries) {
+				read_unlock_irqrestore(&table->rwlock, flags);
+				return -EINVAL;
+			}
+			attr = &table->data[ix]->attr;
+			memcpy(out->gid, &attr->gid, sizeof(out->gid));
+			out->gid_index = ix;
+			out->port_num = port;
+			out->gid_type = attr->gid_type;
+			rcu_read_lock();
+			ndev = rcu_dereference(attr->ndev);
+			out->netdev_ifindex = ndev ? ndev->ifindex : 0;
+			rcu_read_unlock();
+			out++;
+		}
+		read_unlock_irqrestore(&table->rwlock, flags);
+	}
+	return out - entries;
+}
+EXPORT_SYMBOL(rdma_query_gid_table);
+
 int ib_cache_init(void)
 {
 	return 0;

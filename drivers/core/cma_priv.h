@@ -13,9 +13,9 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
+#include <rdma/rdma_cm_ib.h>
 
 /* The Q_Key of rdma_cm's UD ids (port space UDP), as upstream. */
-#define RDMA_UDP_QKEY		0x01234567
 
 enum rdma_cm_state {
 	RDMA_CM_IDLE,

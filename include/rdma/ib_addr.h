@@ -254,6 +254,18 @@ static inline void rdma_mac_to_ll_addr(u8 *mac, union ib_gid *gid)
 	gid->raw[15] = mac[5];
 }
 
+/* The MAC a link-local (EUI-64) IPv6 address was formed from. */
+static inline void rdma_get_ll_mac(struct in6_addr *addr, u8 *mac)
+{
+	/* Bytes 8-10 and 13-15 of the address; undo the U/L bit flip. */
+	mac[0] = addr->s6_addr[8] ^ 2;
+	mac[1] = addr->s6_addr[9];
+	mac[2] = addr->s6_addr[10];
+	mac[3] = addr->s6_addr[13];
+	mac[4] = addr->s6_addr[14];
+	mac[5] = addr->s6_addr[15];
+}
+
 static inline int rdma_is_multicast_addr(struct in6_addr *addr)
 {
 	__be32 ipv4_addr;

@@ -51,6 +51,9 @@ struct rdma_addr {
 	struct rdma_dev_addr dev_addr;
 };
 
+/* Paths a route may hold: primary, alternate, and the reversible pair. */
+#define RDMA_PRIMARY_PATH_MAX_REC_NUM 3
+
 struct rdma_route {
 	struct rdma_addr addr;
 	struct sa_path_rec *path_rec;

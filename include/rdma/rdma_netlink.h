@@ -14,13 +14,16 @@ struct ib_device;
 struct net_device;
 
 enum {
-	/* Handler needs CAP_NET_ADMIN in the socket's user namespace. */
-	RDMA_NL_ADMIN_PERM = 1 << 0,
+	/* Sizes of NLDEV string attributes, NUL included. */
+	RDMA_NLDEV_ATTR_EMPTY_STRING = 1,
+	RDMA_NLDEV_ATTR_ENTRY_STRLEN = 16,
+	/* Longest CHARDEV_TYPE (client name) accepted. */
+	RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE = 32,
 };
 
-/* Longest NLDEV CHARDEV_TYPE (client name) accepted, NUL included. */
-enum {
-	RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE = 32,
+enum rdma_nl_flags {
+	/* Handler needs CAP_NET_ADMIN in the socket's user namespace. */
+	RDMA_NL_ADMIN_PERM = 1 << 0,
 };
 
 struct rdma_nl_cbs {
