@@ -25,19 +25,28 @@
 
 struct workqueue_struct *ib_comp_wq;
 struct workqueue_struct *ib_comp_unbound_wq;
+/* A general work queue for drivers and ULPs (exported as upstream). */
+struct workqueue_struct *ib_wq;
+EXPORT_SYMBOL_GPL(ib_wq);
 
 int ib_cq_init(void)
 {
+	ib_wq = alloc_workqueue("ib-wq", 0, 0);
+	if (!ib_wq)
+		return -ENOMEM;
 	ib_comp_wq = alloc_workqueue("ib-comp-wq",
 				     WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
-	if (!ib_comp_wq)
+	if (!ib_comp_wq) {
+		destroy_workqueue(ib_wq);
 		return -ENOMEM;
+	}
 	ib_comp_unbound_wq = alloc_workqueue("ib-comp-unb-wq",
 					     WQ_UNBOUND | WQ_HIGHPRI |
 					     WQ_MEM_RECLAIM,
 					     WQ_UNBOUND_MAX_ACTIVE);
 	if (!ib_comp_unbound_wq) {
 		destroy_workqueue(ib_comp_wq);
+		destroy_workqueue(ib_wq);
 		return -ENOMEM;
 	}
 	return 0;
@@ -47,6 +56,7 @@ void ib_cq_cleanup(void)
 {
 	destroy_workqueue(ib_comp_unbound_wq);
 	destroy_workqueue(ib_comp_wq);
+	destroy_workqueue(ib_wq);
 }
 
 /* ------------------------------------------------------------ plain CQs */

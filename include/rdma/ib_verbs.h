@@ -3030,6 +3030,9 @@ void rdma_copy_ah_attr(struct rdma_ah_attr *dest,
 void rdma_replace_ah_attr(struct rdma_ah_attr *old,
 			  const struct rdma_ah_attr *new);
 void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src);
+void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
+			     u32 flow_label, u8 hop_limit, u8 traffic_class,
+			     const struct ib_gid_attr *sgid_attr);
 void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr);
 
 /* The 40-byte IB global route header (RoCE v1 and UD/GSI receive buffers). */
