@@ -209,25 +209,6 @@ static ssize_t phys_state_show(struct ib_device *ibdev, u32 port_num,
 			  name ? name : "<unknown>");
 }
 
-/* Lanes of an IB link width, or -1 for a value the IBA does not define. */
-static int port_width_lanes(u8 width)
-{
-	switch (width) {
-	case IB_WIDTH_1X:
-		return 1;
-	case IB_WIDTH_2X:
-		return 2;
-	case IB_WIDTH_4X:
-		return 4;
-	case IB_WIDTH_8X:
-		return 8;
-	case IB_WIDTH_12X:
-		return 12;
-	default:
-		return -1;
-	}
-}
-
 /*
  * "<Gb/s> Gb/sec (<lanes>X <speed>)". The per-lane rate is kept in units of
  * 100 Mb/s so that SDR's 2.5 Gb/s stays exact; as userspace expects, a
@@ -281,7 +262,7 @@ static ssize_t rate_show(struct ib_device *ibdev, u32 port_num,
 		break;
 	}
 
-	lanes = port_width_lanes(attr.active_width);
+	lanes = ib_width_enum_to_int(attr.active_width);
 	if (lanes < 0)
 		return -EINVAL;
 

@@ -281,17 +281,6 @@ static bool gid_is_link_local(const union ib_gid *gid)
 	return a->s6_addr32[0] == htonl(0xfe800000) && a->s6_addr32[1] == 0;
 }
 
-/* The MAC a modified EUI-64 interface id was built from. */
-static void gid_link_local_mac(const union ib_gid *gid, u8 *mac)
-{
-	mac[0] = gid->raw[8] ^ 2;
-	mac[1] = gid->raw[9];
-	mac[2] = gid->raw[10];
-	mac[3] = gid->raw[13];
-	mac[4] = gid->raw[14];
-	mac[5] = gid->raw[15];
-}
-
 /* Neighbour of daddr through dst, waiting for ARP/ND if allowed. */
 static int resolve_neigh(struct dst_entry *dst, const void *daddr, u8 *dmac)
 {
@@ -433,7 +422,8 @@ int ib_resolve_eth_dmac(struct ib_device *device,
 
 	if (sgid_attr->gid_type == IB_GID_TYPE_ROCE &&
 	    gid_is_link_local(&grh->dgid)) {
-		gid_link_local_mac(&grh->dgid, ah_attr->roce.dmac);
+		rdma_get_ll_mac((struct in6_addr *)grh->dgid.raw,
+				ah_attr->roce.dmac);
 		goto out;
 	}
 
