@@ -60,6 +60,18 @@ int ib_device_rename(struct ib_device *ibdev, const char *name);
 /* Netns mode: true = shared (every device in every netns). */
 bool rdma_compatdev_get(void);
 int rdma_compatdev_set(u8 enable);
+/*
+ * What GET_CHARDEV returns: the char device, its ABI and, for a port,
+ * which. Private to the core modules, as upstream (ib_umad rebuilt from
+ * upstream brings its own copy of this definition).
+ */
+struct ib_client_nl_info {
+	struct sk_buff *nl_msg;
+	struct device *cdev;
+	u32 port;
+	u64 abi;
+};
+
 /* Fills res for GET_CHARDEV; -EOPNOTSUPP if no such client is registered. */
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);

@@ -39,6 +39,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_user_cm.h>
+#include "core_priv.h"
 
 MODULE_AUTHOR("rdma-kmod developers");
 MODULE_DESCRIPTION("RDMA userspace connection manager access");

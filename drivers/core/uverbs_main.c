@@ -22,6 +22,7 @@
 #include <net/netlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include "core_priv.h"
 #include "uverbs.h"
 
 MODULE_AUTHOR("rdma-kmod developers");

@@ -2719,14 +2719,6 @@ struct ib_client {
 	u8 no_kverbs_req:1;		/* works without kernel verbs */
 };
 
-/* What GET_CHARDEV returns: the char device, its ABI and, for a port, which. */
-struct ib_client_nl_info {
-	struct sk_buff *nl_msg;
-	struct device *cdev;
-	u32 port;
-	u64 abi;
-};
-
 struct ib_device *_ib_alloc_device(size_t size);
 #define ib_alloc_device(drv_struct, member)				\
 	container_of(_ib_alloc_device(sizeof(struct drv_struct) +	\
