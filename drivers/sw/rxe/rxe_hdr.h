@@ -46,9 +46,6 @@ static inline struct sk_buff *PKT_TO_SKB(struct rxe_pkt_info *pkt)
 
 /* Q_Key of the general services QP (QP1), IBA 13.5.3 */
 #define GSI_QKEY		0x80010000
-#ifndef IB_MULTICAST_QPN
-#define IB_MULTICAST_QPN	0xffffff
-#endif
 
 /* Invariant CRC trailing every packet */
 #define RXE_ICRC_SIZE		4
