@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * In-kernel RDMA verbs API of rdma-kmod: device model, ports, GIDs, events
- * and clients. Names and semantics follow upstream Linux 6.1 so that code
- * written for upstream builds against this header.
- *
- * and the object verbs (PD, CQ, QP, SRQ, AH, MR, MW).
+ * In-kernel RDMA verbs API of rdma-kmod: device model, ports, GIDs, events,
+ * clients and the object verbs (PD, CQ, QP, SRQ, AH, MR, MW, WQ...). Names,
+ * types, member order and semantics follow upstream Linux 6.1, so that code
+ * written for upstream builds against this header unchanged, and code built
+ * into the stock kernel finds struct ib_device's members where it expects
+ * them (selftests/host/layout_crossings.sh).
  */
 #ifndef RDMA_KMOD_IB_VERBS_H
 #define RDMA_KMOD_IB_VERBS_H
@@ -763,8 +764,8 @@ struct ib_udata {
 
 /*
  * ---------------------------------------------------------------------
- * Verbs objects. Layouts are ours; names, members drivers and ULPs touch,
- * and semantics follow upstream 6.1.
+ * Verbs objects, with upstream 6.1's members in upstream's order: ULPs and
+ * drivers rebuilt from the distribution's source embed and allocate them.
  * ---------------------------------------------------------------------
  */
 
