@@ -5,8 +5,12 @@
  * ib_ud_ip4_csum), the generic field packer (ib_pack/ib_unpack), the DMA
  * block iterator and ib_umem_find_best_pgsz on hand-made scatterlists. No
  * device is needed. Expected bytes follow the IBA vol. 1 header layouts
- * (LRH 7.7, GRH 8.3, BTH 9.2, DETH 9.3.3) and RFC 791/768; the same module passes on the stock kernel, which proves that both
- * agree. Loading succeeds only if every check passes; verdicts go to the
+ * (LRH 7.7, GRH 8.3, BTH 9.2, DETH 9.3.3) and RFC 791/768. The same
+ * module run on the stock kernel passes every check but two: its
+ * ib_unpack() reads 33..64-bit fields from byte 8 * offset_words instead
+ * of 4 * offset_words (ib_pack() writes them where ours does), so the
+ * unpack checks of fields f and g fail there; ours keeps pack and unpack
+ * symmetric. Loading succeeds only if every check passes; verdicts go to the
  * kernel log as "rdma_hwapi_test: PASS|FAIL ...". dump=1 also prints every
  * packed header.
  */
@@ -356,6 +360,7 @@ static void test_pack(void)
 	CHECK(back.c == s.c, "ib_unpack c %#x", be16_to_cpu(back.c));
 	CHECK(back.d == s.d, "ib_unpack d %#x", back.d);
 	CHECK(back.e == s.e, "ib_unpack e %#x", be32_to_cpu(back.e));
+	/* stock 6.1 fails these two (see the top of the file) */
 	CHECK(back.f == s.f, "ib_unpack f %#llx", be64_to_cpu(back.f));
 	CHECK(!memcmp(back.g, s.g, sizeof(s.g)), "ib_unpack g %*ph", 8,
 	      back.g);
