@@ -3,8 +3,9 @@
  * Unit checks of the ib_core helpers hardware drivers use and no soft
  * driver exercises: the UD header builder (ib_ud_header_init/pack/unpack,
  * ib_ud_ip4_csum), the generic field packer (ib_pack/ib_unpack), the DMA
- * block iterator and ib_umem_find_best_pgsz on hand-made scatterlists. No
- * device is needed. Expected bytes follow the IBA vol. 1 header layouts
+ * block iterator and ib_umem_find_best_pgsz on hand-made scatterlists, the
+ * NLDEV driver-attribute helpers on a message of its own. No device is
+ * needed. Expected bytes follow the IBA vol. 1 header layouts
  * (LRH 7.7, GRH 8.3, BTH 9.2, DETH 9.3.3) and RFC 791/768. The same
  * module run on the stock kernel passes every check but two: its
  * ib_unpack() reads 33..64-bit fields from byte 8 * offset_words instead
@@ -24,6 +25,8 @@
 #include <rdma/ib_pack.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
+#include <rdma/restrack.h>
+#include <net/netlink.h>
 
 MODULE_DESCRIPTION("rdma-kmod hardware driver API self test (test only)");
 MODULE_LICENSE("Dual BSD/GPL");
@@ -527,6 +530,106 @@ static void test_block_iter(void)
 	free_fake_umem(umem);
 }
 
+/*
+ * Driver attributes are a flat run inside RDMA_NLDEV_ATTR_DRIVER: the name,
+ * a print type for hex values, then the value (as `rdma res show -dd`
+ * reads them); a counter is a nest of its name and value.
+ */
+struct nl_expect {
+	int type;
+	const char *str;
+	u64 val;
+};
+
+static void test_nl_driver(void)
+{
+	static const struct nl_expect want[] = {
+		{ RDMA_NLDEV_ATTR_DRIVER_STRING, "sq_depth" },
+		{ RDMA_NLDEV_ATTR_DRIVER_U32, NULL, 128 },
+		{ RDMA_NLDEV_ATTR_DRIVER_STRING, "flags" },
+		{ RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE, NULL, RDMA_NLDEV_PRINT_TYPE_HEX },
+		{ RDMA_NLDEV_ATTR_DRIVER_U32, NULL, 0xbeef },
+		{ RDMA_NLDEV_ATTR_DRIVER_STRING, "bytes" },
+		{ RDMA_NLDEV_ATTR_DRIVER_U64, NULL, 1ULL << 40 },
+		{ RDMA_NLDEV_ATTR_DRIVER_STRING, "db" },
+		{ RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE, NULL, RDMA_NLDEV_PRINT_TYPE_HEX },
+		{ RDMA_NLDEV_ATTR_DRIVER_U64, NULL, 0xfee1dead00ULL },
+		{ RDMA_NLDEV_ATTR_DRIVER_STRING, "state" },
+		{ RDMA_NLDEV_ATTR_DRIVER_STRING, "idle" },
+	};
+	struct nlattr *table, *a, *inner;
+	struct sk_buff *msg;
+	int rem, n = 0;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		CHECK(0, "no memory");
+		return;
+	}
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	CHECK(table && !rdma_nl_put_driver_u32(msg, "sq_depth", 128) &&
+	      !rdma_nl_put_driver_u32_hex(msg, "flags", 0xbeef) &&
+	      !rdma_nl_put_driver_u64(msg, "bytes", 1ULL << 40) &&
+	      !rdma_nl_put_driver_u64_hex(msg, "db", 0xfee1dead00ULL) &&
+	      !rdma_nl_put_driver_string(msg, "state", "idle"),
+	      "driver attributes did not fit");
+	if (!table)
+		goto out;
+	nla_nest_end(msg, table);
+	nla_for_each_nested(a, table, rem) {
+		const struct nl_expect *e = &want[n];
+		u64 v = 0;
+
+		if (n >= ARRAY_SIZE(want)) {
+			n++;
+			break;
+		}
+		CHECK(nla_type(a) == e->type, "attr %d type %d, want %d", n,
+		      nla_type(a), e->type);
+		switch (nla_type(a)) {
+		case RDMA_NLDEV_ATTR_DRIVER_STRING:
+			CHECK(e->str && !strcmp(nla_data(a), e->str),
+			      "attr %d is \"%s\"", n, (char *)nla_data(a));
+			break;
+		case RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE:
+			v = nla_get_u8(a);
+			break;
+		case RDMA_NLDEV_ATTR_DRIVER_U32:
+			v = nla_get_u32(a);
+			break;
+		case RDMA_NLDEV_ATTR_DRIVER_U64:
+			v = nla_get_u64(a);
+			break;
+		}
+		CHECK(e->str || v == e->val, "attr %d value %#llx, want %#llx",
+		      n, v, e->val);
+		n++;
+	}
+	CHECK(n == ARRAY_SIZE(want), "%d driver attributes, want %zu", n,
+	      ARRAY_SIZE(want));
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	CHECK(table && !rdma_nl_stat_hwcounter_entry(msg, "rx_drops", 77),
+	      "counter did not fit");
+	if (!table)
+		goto out;
+	nla_nest_end(msg, table);
+	n = 0;
+	nla_for_each_nested(a, table, rem) {
+		CHECK(nla_type(a) == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY,
+		      "counter attr type %d", nla_type(a));
+		inner = nla_find_nested(a, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME);
+		CHECK(inner && !strcmp(nla_data(inner), "rx_drops"),
+		      "counter name");
+		inner = nla_find_nested(a, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE);
+		CHECK(inner && nla_get_u64(inner) == 77, "counter value");
+		n++;
+	}
+	CHECK(n == 1, "%d counters", n);
+out:
+	nlmsg_free(msg);
+}
+
 static int __init hwapi_test_init(void)
 {
 	int i;
@@ -537,6 +640,7 @@ static int __init hwapi_test_init(void)
 	test_pack();
 	test_find_best_pgsz();
 	test_block_iter();
+	test_nl_driver();
 	if (failures) {
 		pr_err("rdma_hwapi_test: FAIL %d checks\n", failures);
 		return -EINVAL;
