@@ -802,7 +802,7 @@ static int fill_stat_hwcounters(struct sk_buff *msg, struct ib_device *device,
 				u32 port, bool values)
 {
 	struct rdma_hw_stats *stats = device->port_data[port].hw_stats;
-	struct nlattr *table, *entry;
+	struct nlattr *table;
 	u64 *v = NULL;
 	int i, n = 0;
 
@@ -819,17 +819,10 @@ static int fill_stat_hwcounters(struct sk_buff *msg, struct ib_device *device,
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
 	if (!table)
 		goto err;
-	for (i = 0; i < n; i++) {
-		entry = nla_nest_start(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
-		if (!entry ||
-		    nla_put_string(msg, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME,
-				   stats->descs[i].name) ||
-		    nla_put_u64_64bit(msg,
-				      RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE,
-				      v[i], RDMA_NLDEV_ATTR_PAD))
+	for (i = 0; i < n; i++)
+		if (rdma_nl_stat_hwcounter_entry(msg, stats->descs[i].name,
+						 v[i]))
 			goto err;
-		nla_nest_end(msg, entry);
-	}
 	nla_nest_end(msg, table);
 	kfree(v);
 	return 0;

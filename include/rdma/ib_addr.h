@@ -19,6 +19,7 @@
 #include <net/if_inet6.h>
 #include <net/ip.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/ib_pack.h>
 
 /*
  * Resolved addressing of one rdma_cm id.

@@ -10,6 +10,8 @@
 #include <linux/kref.h>
 #include <linux/completion.h>
 
+struct sk_buff;
+
 struct ib_device;
 
 enum rdma_restrack_type {
@@ -77,5 +79,20 @@ void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
 			       const struct rdma_restrack_entry *parent);
 void rdma_restrack_add(struct rdma_restrack_entry *res);
 void rdma_restrack_del(struct rdma_restrack_entry *res);
+
+/*
+ * Driver attributes of a resource (fill_res_*_entry ops) and per-object
+ * counters: each appends one named value to the message (nldev_driver.c).
+ */
+int rdma_nl_put_driver_u32(struct sk_buff *msg, const char *name, u32 value);
+int rdma_nl_put_driver_u32_hex(struct sk_buff *msg, const char *name,
+			       u32 value);
+int rdma_nl_put_driver_u64(struct sk_buff *msg, const char *name, u64 value);
+int rdma_nl_put_driver_u64_hex(struct sk_buff *msg, const char *name,
+			       u64 value);
+int rdma_nl_put_driver_string(struct sk_buff *msg, const char *name,
+			      const char *str);
+int rdma_nl_stat_hwcounter_entry(struct sk_buff *msg, const char *name,
+				 u64 value);
 
 #endif /* RDMA_KMOD_RESTRACK_H */
