@@ -255,3 +255,34 @@ step() {
 		cat /tmp/step.out
 	fi
 }
+
+# compat_status NAME: "built" or "blocked REASON" for a distribution consumer
+# as scripts/compat/build.sh left it (status.txt; names with - or _ alike);
+# nothing when there is no result.
+compat_status() {
+	cs_want=$(echo "$1" | tr - _)
+	[ -r "${RDMA_KMOD_COMPAT_STATUS:-}" ] || return 0
+	while IFS='	' read -r cs_name cs_state cs_why; do
+		[ "$(echo "$cs_name" | tr - _)" = "$cs_want" ] || continue
+		echo "$cs_state${cs_why:+ $cs_why}"
+		return 0
+	done <"$RDMA_KMOD_COMPAT_STATUS"
+}
+
+# need_module NAME...: the distribution's consumers a test uses. On our
+# stack each must be the one rebuilt on our core (in updates/, next to our
+# modules); otherwise the test ends here naming why (status.txt).
+need_module() {
+	[ "$RDMA_KMOD_STACK" = ours ] || return 0
+	for nm in "$@"; do
+		from_updates "$nm" && continue
+		nm_why=$(compat_status "$nm")
+		die "$nm is not rebuilt on our core: ${nm_why:-no result, run make compat}"
+	done
+}
+
+# from_updates NAME: true when the loaded module NAME is the updates/ one.
+from_updates() {
+	case "$(modinfo -n "$1" 2>/dev/null)" in */updates/*) return 0 ;; esac
+	return 1
+}

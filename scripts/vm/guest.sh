@@ -18,7 +18,7 @@ mount -t tmpfs tmpfs /dev/shm
 modprobe configfs && mount -t configfs configfs /sys/kernel/config
 OUT=/mnt/out
 . $OUT/run.env
-export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_PEER_STACK RDMA_KMOD_SHARED=$OUT
+export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_PEER_STACK RDMA_KMOD_COMPAT_STATUS RDMA_KMOD_SHARED=$OUT
 export HOME=/root
 exec > $OUT/guest.log 2>&1
 if [ ! -d "$RDMA_KMOD_SRC/scripts" ]; then
@@ -87,9 +87,10 @@ drop_leftovers() {
 cleanup() {
 	drop_leftovers
 	# Unload everything RDMA, users first; a few passes settle the order.
+	all="$UNLOAD_ORDER $(sh $RDMA_KMOD_SRC/scripts/blocklist.sh --names $KVER) $OUR_MODS"
 	for pass in 1 2 3 4 5; do
 		left=""
-		for m in $UNLOAD_ORDER; do
+		for m in $all; do
 			[ -d /sys/module/$m ] || continue
 			rmmod $m 2>/dev/null || left="$left $m"
 		done
@@ -107,7 +108,11 @@ ip addr add $RDMA_KMOD_IP/24 dev eth0
 ip addr add $RDMA_KMOD_IP6/64 dev eth0 nodad
 
 OUR_MODS=$(cd $RDMA_KMOD_MODULES 2>/dev/null && ls *.ko 2>/dev/null | sed 's/\.ko$//; s/-/_/g')
-UNLOAD_ORDER="rdma_ucm ib_ipoib ib_iser ib_srpt rpcrdma xprtrdma svcrdma ib_umad ib_uverbs rdma_rxe siw rdma_cm iw_cm ib_cm ib_core"
+# Users first: the distribution's consumers (rebuilt ones on our stack), then
+# the core; any other RDMA module still loaded comes last (cleanup retries).
+UNLOAD_ORDER="nvme_rdma nvmet_rdma smc_diag smc rds_rdma 9pnet_rdma ib_srp ib_isert ib_srpt
+ rdma_ucm ib_ipoib ib_iser rpcrdma xprtrdma svcrdma ib_umad mlx5_ib mlx4_ib irdma iw_cxgb4 ocrdma
+ qedr usnic_verbs ib_mthca hfi1 ib_qib rdmavt ib_uverbs rdma_rxe siw rdma_cm iw_cm ib_cm ib_core"
 
 if [ "$RDMA_KMOD_STACK" = ours ]; then
 	install_ours || { log "module install failed"; finish 1; }

@@ -39,6 +39,7 @@ done
 case "$stack$peer_stack" in ours*|stock*) ;; *) usage >&2; exit 2 ;; esac
 
 kernel=/boot/vmlinuz-$KVER
+compat=$top/build/compat/$KVER
 [ -r "$kernel" ] || { echo "run.sh: no $kernel (run scripts/setup.sh)" >&2; exit 2; }
 vmdir=$top/build/vm
 mkdir -p "$vmdir/logs"
@@ -61,6 +62,13 @@ gather_modules() {
 		find "$modules_dir" -name '*.ko' -exec cp {} "$dir/" \;
 	else
 		find "$top/drivers" "$top/ulp" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
+	fi
+	# Our stack also gets the distribution's consumers rebuilt on our core
+	# (make compat, scripts/compat/build.sh), and the list of what built or
+	# why not, for the tests that need one (need_module in selftests/lib.sh).
+	if [ "$vstack" = ours ] && [ -s "$compat/status.txt" ]; then
+		cp "$compat/status.txt" "$dir.compat-status"
+		find "$compat/modules" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
 	fi
 	if [ -z "$(ls "$dir")" ]; then
 		[ "$vstack" = stock ] && return 0
@@ -144,6 +152,7 @@ RDMA_KMOD_IP6=$5
 RDMA_KMOD_PEER_IP=$6
 RDMA_KMOD_PEER_STACK=$7
 RDMA_KMOD_MODULES=/mnt/out/modules
+RDMA_KMOD_COMPAT_STATUS=/mnt/out/modules.compat-status
 RDMA_KMOD_TESTS="$(for t in $list; do case $t in $run_dir/*) echo -n " /mnt/out/../cmd.sh" ;; *) echo -n " $t" ;; esac; done)"
 RDMA_KMOD_TEST_TIMEOUT=$test_timeout
 RDMA_KMOD_SHELL=$( [ $shell = 1 ] && echo 1)
