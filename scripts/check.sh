@@ -50,6 +50,17 @@ if [ $vm = 1 ]; then
 		count <<< "FAIL: build (log build/build.log)"
 	else
 		count <<< "PASS: build (modules W=1 -Werror, tools)"
+		# The distribution's consumers rebuilt on our core go into the
+		# VMs beside our modules (cached: skipped when nothing changed).
+		if scripts/compat/build.sh --kver "$KVER" > build/compat.log 2>&1; then
+			st=build/compat/$KVER/status.txt
+			awk -F'\t' '{ r = $3; if (length(r) > 110) r = substr(r, 1, 110) "...";
+				print "compat: " $1 " " $2 (r != "" ? ": " r : "") }' "$st"
+			count <<< "PASS: compat rebuild ($(grep -c '	built' "$st") built, $(grep -c '	blocked' "$st") blocked; $st)"
+		else
+			tail -5 build/compat.log
+			count <<< "FAIL: compat rebuild (log build/compat.log)"
+		fi
 		if [ -n "$only" ]; then
 			scripts/vm/run.sh --kver "$KVER" $only > build/vm-run.txt 2>&1
 		else
