@@ -9,14 +9,15 @@ set -eu
 SUDO=${SUDO:-}
 export DEBIAN_FRONTEND=noninteractive
 
-# linux-source-6.1: only for the test-only upstream siw peer
+# linux-source-6.1: the consumers rebuilt on our core (scripts/compat/) and
+# the test-only upstream siw peer
 # (scripts/peer/upstream-siw.sh); iperf3: raw TCP next to siw in make bench;
-# nvme-cli: NVMe over Fabrics through the rebuilt nvme-rdma/nvmet-rdma.
+# nvme-cli, fio: the NVMe over Fabrics selftests.
 PKGS="build-essential kmod bc linux-headers-amd64 qemu-system-x86 busybox-static
  libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev googletest libgtest-dev cmake pkg-config dkms
  rdma-core ibverbs-utils ibverbs-providers rdmacm-utils infiniband-diags perftest qperf
  gnuplot-nox iproute2 dwarves cpio xz-utils llvm python3 systemd git tcpdump
- iperf3 linux-source-6.1 nvme-cli"
+ iperf3 linux-source-6.1 nvme-cli fio"
 
 missing=""
 for p in $PKGS; do
