@@ -16,17 +16,9 @@ import socket
 import struct
 import sys
 
-fails = 0
+import vmcheck
+from vmcheck import bad, ok
 
-
-def ok(msg):
-    print("ok:   " + msg)
-
-
-def bad(msg):
-    global fails
-    fails += 1
-    print("FAIL: " + msg)
 
 
 def expect(msg, got, want):
@@ -206,4 +198,4 @@ def main():
 
 
 main()
-sys.exit(min(fails, 100))
+sys.exit(min(vmcheck.fails, 100))

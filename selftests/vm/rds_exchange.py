@@ -12,23 +12,15 @@ import socket
 import struct
 import sys
 
+import vmcheck
+from vmcheck import bad, ok
+
 SOL_RDS = 276
 SO_RDS_TRANSPORT = 8
 RDS_TRANS_IB = 0
 RDS_INFO_IB_CONNECTIONS = 10008
 IB_CONN_SIZE = 68  # struct rds_info_rdma_connection
 
-fails = 0
-
-
-def ok(msg):
-    print("ok:   " + msg)
-
-
-def bad(msg):
-    global fails
-    fails += 1
-    print("FAIL: " + msg)
 
 
 def main():
@@ -69,7 +61,7 @@ def main():
         bad(f"no RDS IB connection {addr} -> {addr} among {len(conns)}")
     for s, _ in socks:
         s.close()
-    return fails
+    return vmcheck.fails
 
 
 if __name__ == "__main__":
