@@ -22,10 +22,13 @@ mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 pair "1 MiB over AF_SMC to $mine" 60 $x server 31000 1048576 --expect fallback -- \
 	$x client 31000 1048576 "$mine" --expect fallback
 cat /tmp/pair.srv /tmp/pair.cli
-for f in /tmp/pair.srv /tmp/pair.cli; do
-	m=$(grep '^mode ' $f)
-	expect_eq "smc_diag ($f)" "$m" "mode FALLBACK_TCP reason 0x3030000 peer_diagnosis 0x3030000"
-done
+# The client finds no RoCE device for the path (SMC_CLC_DECL_NOSMCRDEV,
+# 0x03030000) and declines; the server falls back because its peer declined
+# (SMC_CLC_DECL_PEERDECL, 0x05000000) and records the client's reason.
+expect_eq "client's smc_diag" "$(grep '^mode ' /tmp/pair.cli)" \
+	"mode FALLBACK_TCP reason 0x3030000 peer_diagnosis 0x0"
+expect_eq "server's smc_diag" "$(grep '^mode ' /tmp/pair.srv)" \
+	"mode FALLBACK_TCP reason 0x5000000 peer_diagnosis 0x3030000"
 modprobe -r smc_diag smc || bad "modprobe -r smc"
 rdma link delete rxe0 || bad "link delete"
 finish
