@@ -10,6 +10,15 @@
 # checked both ways, and smc_diag must show the connection in mode SMCR on
 # rxe0 (not a fallback to TCP); rxe0's counters must have moved the data.
 # On our stack smc and smc_diag are the ones scripts/compat/build.sh rebuilt.
+#
+# Not among the selftests make check runs (hence manual/): on the stock 6.1
+# stack it cannot pass. The link's set-up fails, and tearing the link down
+# then blocks for ever in smc_wr_drain_cq (client: __smc_connect, server:
+# smc_listen_work), which waits for the flush completions of its posted
+# receives that the 6.1 rxe never delivers: hung tasks, smc cannot unload.
+# Run it by hand (`scripts/vm/run.sh --two-vm [--peer-stack ours] --test
+# selftests/vm/manual/twovm-smc.sh`); a stuck transfer is given up after
+# two minutes with its kernel stack shown (bounded). smc_fallback runs.
 # peer-stacks: stock ours
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
@@ -29,13 +38,39 @@ $x ueid RDMA-KMOD-TEST || bad "UEID"
 $x pnet RDMAKMOD eth0 rxe0 1 || bad "PNET ID"
 sent() { rdma statistic show link rxe0/1 | sed -n 's/.* sent_pkts \([0-9]*\).*/\1/p'; }
 before=$(sent)
+# bounded SECONDS CMD...: CMD with its output in /tmp/step.out; rc is its
+# status, or 124 if it is still running after SECONDS: then its kernel
+# stack is shown and it is left behind (a task stuck in the kernel cannot
+# be killed, so timeout(1) would wait for ever).
+bounded() {
+	bs=$1
+	shift
+	"$@" >/tmp/step.out 2>&1 &
+	bp=$!
+	if wait_gone $bp "$bs"; then
+		wait $bp
+		rc=$?
+	else
+		echo "still running after $bs s; kernel stack:" >>/tmp/step.out
+		cat /proc/$bp/stack >>/tmp/step.out 2>&1
+		rc=124
+	fi
+}
 for srole in server client; do
 	if [ "$RDMA_KMOD_ROLE" = $srole ]; then
-		step "1 MiB over SMC-R" $srole 120 $x server 31000 1048576
+		side=server
+		bounded 120 $x server 31000 1048576
 	else
-		step "1 MiB over SMC-R" $srole 120 $x client 31000 1048576
+		side=client
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			sleep 1
+			bounded 100 $x client 31000 1048576 "$RDMA_KMOD_PEER_IP"
+			grep -q "Couldn't connect" /tmp/step.out || break
+		done
 	fi
 	cat /tmp/step.out
+	[ $rc = 0 ] && ok "1 MiB over SMC-R ($side on $RDMA_KMOD_STACK)" ||
+		bad "1 MiB over SMC-R ($side on $RDMA_KMOD_STACK, exit $rc)"
 	peer_barrier
 done
 after=$(sent)
