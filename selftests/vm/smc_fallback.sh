@@ -7,8 +7,8 @@
 # VM's own address, checked byte by byte both ways. That connection is
 # routed over lo, which has no RoCE device, so SMC falls back to TCP:
 # smc_diag must say so with the stock kernel's reason codes. SMC-R itself
-# needs two hosts (twovm-smc; the stock 6.1 rxe cannot carry it). On our stack smc and smc_diag are the ones
-# scripts/compat/build.sh rebuilt.
+# needs two hosts (twovm-smc; the stock 6.1 rxe cannot carry it). On our
+# stack smc and smc_diag are the ones scripts/compat/build.sh rebuilt.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
