@@ -156,6 +156,18 @@ bool Server::handle(const uint8_t *msg, size_t len, std::vector<uint8_t> &reply)
 		return false;
 	seen[type]++;
 	Out o(type + 1, tag);
+	// Every request but these names a known fid first.
+	uint64_t path = 0;
+	auto fit = fids_.end();
+	if (type != Tversion && type != Tattach && type != Tflush) {
+		fit = fids_.find(in.num(4));
+		if (fit == fids_.end()) {
+			error(o, tag, EBADF);
+			reply = o.done();
+			return !in.bad;
+		}
+		path = fit->second;
+	}
 	switch (type) {
 	case Tversion: {
 		uint32_t m = in.num(4);
@@ -173,14 +185,8 @@ bool Server::handle(const uint8_t *msg, size_t len, std::vector<uint8_t> &reply)
 		break;
 	}
 	case Twalk: {
-		uint32_t fid = in.num(4), newfid = in.num(4);
+		uint32_t newfid = in.num(4);
 		uint16_t n = in.num(2);
-		auto it = fids_.find(fid);
-		if (it == fids_.end()) {
-			error(o, tag, EBADF);
-			break;
-		}
-		uint64_t path = it->second;
 		std::vector<uint64_t> qids;
 		for (int i = 0; i < n && !in.bad; i++) {
 			std::string name = in.str();
@@ -209,20 +215,13 @@ bool Server::handle(const uint8_t *msg, size_t len, std::vector<uint8_t> &reply)
 	case Treaddir:
 	case Tclunk:
 	case Tstatfs: {
-		uint32_t fid = in.num(4);
-		auto it = fids_.find(fid);
-		if (it == fids_.end()) {
-			error(o, tag, EBADF);
-			break;
-		}
-		uint64_t path = it->second;
 		if (type == Tgetattr) {
 			getattr(o, path);
 		} else if (type == Tlopen) {
 			o.qid(path);
 			o.num(0, 4); // iounit: msize decides
 		} else if (type == Tclunk) {
-			fids_.erase(it);
+			fids_.erase(fit);
 		} else if (type == Tstatfs) {
 			o.num(0x01021997, 4); // V9FS_MAGIC
 			o.num(4096, 4);
