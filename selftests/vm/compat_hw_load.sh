@@ -4,9 +4,8 @@
 # load on our ib_core and unload cleanly, without hardware: all this machine
 # can show of them. Their non-RDMA dependencies (mlx4_core, cxgb4, qed,
 # enic, be2net, ice) come from the stock kernel. A driver that was not
-# rebuilt into this run's updates/ is skipped: run with
-#   scripts/vm/run.sh --modules-dir DIR --test compat_hw_load
-# where DIR holds our drivers/**/*.ko and build/compat/KVER/modules/*.ko.
+# rebuilt into this run's updates/ is skipped (run.sh puts what make compat
+# built there, beside our modules). compat_load does the other consumers.
 . "$(dirname "$0")/../lib.sh"
 
 upd=/lib/modules/$(uname -r)/updates
