@@ -260,13 +260,10 @@ step() {
 # as scripts/compat/build.sh left it (status.txt; names with - or _ alike);
 # nothing when there is no result.
 compat_status() {
-	cs_want=$(echo "$1" | tr - _)
 	[ -r "${RDMA_KMOD_COMPAT_STATUS:-}" ] || return 0
-	while IFS='	' read -r cs_name cs_state cs_why; do
-		[ "$(echo "$cs_name" | tr - _)" = "$cs_want" ] || continue
-		echo "$cs_state${cs_why:+ $cs_why}"
-		return 0
-	done <"$RDMA_KMOD_COMPAT_STATUS"
+	awk -F'\t' -v m="$1" 'BEGIN { gsub("-", "_", m) }
+		{ n = $1; gsub("-", "_", n) }
+		n == m { print $2 ($3 != "" ? " " $3 : ""); exit }' "$RDMA_KMOD_COMPAT_STATUS"
 }
 
 # need_module NAME...: the distribution's consumers a test uses. On our

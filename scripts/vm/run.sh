@@ -66,7 +66,8 @@ gather_modules() {
 	# Our stack also gets the distribution's consumers rebuilt on our core
 	# (make compat, scripts/compat/build.sh), and the list of what built or
 	# why not, for the tests that need one (need_module in selftests/lib.sh).
-	if [ "$vstack" = ours ] && [ -s "$compat/status.txt" ]; then
+	# A --modules-dir is the whole set (an installed package's, say).
+	if [ "$vstack" = ours ] && [ -z "$modules_dir" ] && [ -s "$compat/status.txt" ]; then
 		cp "$compat/status.txt" "$dir.compat-status"
 		find "$compat/modules" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
 	fi
