@@ -17,17 +17,21 @@ listed=$(sed -e 's/#.*//' $conf | tr -s ' \t' '\n' | grep -v '^$')
 ours=$(ls /lib/modules/$KVER/updates | sed 's/\.ko$//; s/-/_/g')
 for m in $listed; do
 	m=$(echo $m | tr - _)
+	# An alias (xprtrdma, svcrdma) stands for the module it names (rpcrdma,
+	# ours once make compat rebuilt it).
+	real=$(modprobe -R $m 2>/dev/null | head -n 1)
+	r=${real:-$m}
 	case " $(echo $ours) " in
-	*" $m "*)
-		case "$(modinfo -n $m)" in
-		*/updates/*) [ -d /sys/module/$m ] && echo "ok: $m loaded from updates/" ||
-			{ echo "FAIL: $m not loaded"; fail=1; } ;;
-		*) echo "FAIL: $m resolves to $(modinfo -n $m)"; fail=1 ;;
+	*" $r "*)
+		case "$(modinfo -n $r)" in
+		*/updates/*) [ -d /sys/module/$r ] && echo "ok: $m ($r) loaded from updates/" ||
+			{ echo "FAIL: $m ($r) not loaded"; fail=1; } ;;
+		*) echo "FAIL: $m resolves to $(modinfo -n $r)"; fail=1 ;;
 		esac ;;
 	*)
-		if [ -d /sys/module/$m ]; then
-			echo "FAIL: in-tree $m was loaded"; fail=1
-		elif real=$(modprobe -R $m 2>/dev/null | head -n 1) &&
+		if [ -d /sys/module/$r ]; then
+			echo "FAIL: in-tree $r was loaded"; fail=1
+		elif [ -n "$real" ] &&
 		     echo "$out" | grep -q "Failed to insert module '$real'" &&
 		     echo "$out" | grep -q "rdma-kmod: .* is not provided"; then
 			# Refused itself or through a dependency (e.g. ib_cm).
