@@ -138,7 +138,7 @@ kern_cm_test() {
 	else
 		bad "rdma_cm_kern_test on $1"
 	fi
-	dmesg | grep 'rdma_cm_kern_test:' | tail -8 | sed 's/^\[[^]]*\] //'
+	dmesg | grep 'rdma_cm_kern_test:' | tail -40 | sed 's/^\[[^]]*\] //'
 }
 
 # wait_tcp_listen PORT [TRIES]: until a TCP socket (a kernel one too, as

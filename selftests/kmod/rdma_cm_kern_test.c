@@ -7,13 +7,16 @@
  * connect private data (REG_MR posted once connected); the server receives a Send, then moves data with
  * rdma_rw_ctx (RDMA WRITE into the client's buffer, RDMA READ out of it,
  * through MRs where the device needs them, as on iWARP), and the client
- * disconnects. Every check compares bytes. Loading succeeds only if all
+ * disconnects. Then the multi-segment transfers of an NVMe or SCSI
+ * target (see "multi-segment rdma_rw" below). Every check compares
+ * bytes. Loading succeeds only if all
  * checks pass; the verdicts go to the kernel log as
  * "rdma_cm_kern_test: PASS|FAIL ...". With hold=1 the connection and its
  * objects stay until rmmod, for `rdma resource show` to list.
  */
 #include <linux/module.h>
 #include <linux/inet.h>
+#include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
@@ -41,11 +44,38 @@ MODULE_PARM_DESC(hold, "keep the connection until rmmod (for `rdma res show`)");
 #define MSG_LEN		3000
 #define TIMEOUT		(20 * HZ)
 
-/* What the client tells the server in its connect private data. */
+/* A remotely accessible client buffer, as the server learns it. */
 struct ckt_buf_desc {
 	__be64 addr;
 	__be32 rkey;
 	__be32 len;
+};
+
+/* The multi-segment tests' client buffers. */
+enum { CKT_SCAT, CKT_LARGE, CKT_NR_PBUF };
+
+/* What the client tells the server in its connect private data. */
+struct ckt_conn_priv {
+	struct ckt_buf_desc buf;		/* cbuf */
+	struct ckt_buf_desc pb[CKT_NR_PBUF];	/* ckt_ctx.pb */
+};
+
+/*
+ * Memory as an array of pages, byte 0 at first_off in pages[0]: the
+ * server's pages for multi-segment lists and the client's buffers
+ * behind them (with their scatterlist and MR).
+ */
+struct ckt_pbuf {
+	struct page **pages;
+	u32 npages;
+	u32 first_off;
+	u32 len;			/* bytes from first_off on */
+	struct page *block;		/* a higher-order allocation, if any */
+	unsigned int order;
+	struct scatterlist *sgl;
+	int nents;
+	int mapped;
+	struct ib_mr *mr;
 };
 
 struct ckt_op {
@@ -77,14 +107,17 @@ struct ckt_ctx {
 	struct scatterlist csg;
 	int csg_mapped;
 	struct ib_mr *cmr;
-	struct ckt_buf_desc desc;	/* as the server received it */
-	/* the server's local buffer for rdma_rw */
+	struct ckt_pbuf pb[CKT_NR_PBUF];	/* more client buffers */
+	struct ckt_conn_priv desc;	/* as the server received it */
+	/* the server's local buffers for rdma_rw */
 	void *sbuf;
 	struct scatterlist ssg;
+	struct ckt_pbuf spb;		/* single pages, no list of its own */
+	struct scatterlist *ssgl;	/* built per transfer from spb */
 	int failures;
 	const char *step;		/* of the connection setup, for the log */
 	struct ckt_op *srv_recv;	/* posted before the accept */
-	struct ckt_op ops[8];
+	struct ckt_op ops[64];
 	int nops;
 };
 
@@ -148,7 +181,11 @@ static struct ckt_op *ckt_new_op(struct ckt_ctx *c)
 {
 	struct ckt_op *op = &c->ops[c->nops];
 
-	/* callers are a fixed sequence well under ARRAY_SIZE(c->ops) */
+	/*
+	 * Callers are a fixed sequence under ARRAY_SIZE(c->ops) and stop
+	 * at their first failure, so no slot is reused while a late
+	 * completion may still land in it.
+	 */
 	if (c->nops < ARRAY_SIZE(c->ops) - 1)
 		c->nops++;
 	op->cqe.done = ckt_done;
@@ -174,11 +211,13 @@ static int ckt_side_res(struct ckt_ctx *c, struct ckt_side *s)
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.cap = {
-			.max_send_wr = 16,
+			/* a long list takes many WRs where no MR is used */
+			.max_send_wr = 64,
 			.max_recv_wr = 4,
-			.max_send_sge = 1,
+			.max_send_sge = min_t(u32, dev->attrs.max_send_sge, 16),
 			.max_recv_sge = 1,
-			.max_rdma_ctxs = 2,
+			/* a list longer than one MR's pages takes several */
+			.max_rdma_ctxs = 4,
 		},
 		.port_num = s->id->port_num,
 	};
@@ -270,14 +309,14 @@ static int ckt_client_mr(struct ckt_ctx *c)
 	n = ib_map_mr_sg(c->cmr, &c->csg, c->csg_mapped, NULL, PAGE_SIZE);
 	if (n != c->csg_mapped)
 		return n < 0 ? n : -EINVAL;
-	c->desc.addr = cpu_to_be64(c->cmr->iova);
-	c->desc.rkey = cpu_to_be32(c->cmr->rkey);
-	c->desc.len = cpu_to_be32(CLI_BUF);
+	c->desc.buf.addr = cpu_to_be64(c->cmr->iova);
+	c->desc.buf.rkey = cpu_to_be32(c->cmr->rkey);
+	c->desc.buf.len = cpu_to_be32(CLI_BUF);
 	return 0;
 }
 
-/* Makes the client's MR valid for remote read and write. */
-static int ckt_client_reg(struct ckt_ctx *c)
+/* Makes a client MR valid for remote read and write. */
+static int ckt_client_reg(struct ckt_ctx *c, struct ib_mr *mr)
 {
 	struct ckt_op *op = ckt_new_op(c);
 	struct ib_reg_wr reg = {
@@ -286,8 +325,8 @@ static int ckt_client_reg(struct ckt_ctx *c)
 			.wr_cqe = &op->cqe,
 			.send_flags = IB_SEND_SIGNALED,
 		},
-		.mr = c->cmr,
-		.key = c->cmr->rkey,
+		.mr = mr,
+		.key = mr->rkey,
 		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			  IB_ACCESS_REMOTE_WRITE,
 	};
@@ -297,6 +336,201 @@ static int ckt_client_reg(struct ckt_ctx *c)
 	if (!err)
 		err = ckt_wait_op(c, op);
 	return err > 0 ? -EIO : err;
+}
+
+/* ---- page-array buffers ---- */
+
+/*
+ * Multi-segment rdma_rw: what an NVMe or SCSI target moves for a large
+ * I/O. The client offers two more buffers, as a host does: "scattered",
+ * single pages with the first one entered at an offset (a bio's pages in
+ * one fast-registration MR), and "large", one contiguous block whose MR
+ * uses pages big enough for the device's page list to cover it. The
+ * server builds lists of its own single pages (as sgl_alloc() does),
+ * with offsets, and writes and reads them with rdma_rw; on iWARP a list
+ * longer than one MR's pages takes several chained MRs.
+ */
+#define SCAT_PAGES	96
+#define SCAT_OFF	512		/* where the scattered buffer starts */
+#define LARGE_ORDER	9		/* 2 MiB */
+#define SRV_PAGES	512
+#define GUARD		64		/* bytes checked untouched either side */
+
+/* Address of byte pos of b, and how many bytes follow it in its page. */
+static u8 *ckt_pb_at(struct ckt_pbuf *b, u32 pos, u32 *room)
+{
+	u32 abs = b->first_off + pos;
+
+	*room = PAGE_SIZE - offset_in_page(abs);
+	return (u8 *)page_address(b->pages[abs >> PAGE_SHIFT]) +
+	       offset_in_page(abs);
+}
+
+static u8 ckt_pattern(u8 seed, u32 i)
+{
+	return (u8)(seed + i * 7 + (i >> 8));
+}
+
+/*
+ * Writes the pattern of seed into bytes [pos, pos + len) of b, or with
+ * check compares them; the pattern restarts at pos.
+ */
+static bool ckt_pb_pattern(struct ckt_pbuf *b, u32 pos, u32 len, u8 seed,
+			   bool check)
+{
+	u32 i = 0;
+
+	while (i < len) {
+		u32 room, n, k;
+		u8 *p = ckt_pb_at(b, pos + i, &room);
+
+		n = min(room, len - i);
+		for (k = 0; k < n; k++, i++) {
+			if (!check)
+				p[k] = ckt_pattern(seed, i);
+			else if (p[k] != ckt_pattern(seed, i))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The GUARD bytes either side of [pos, pos + len), inside b, with seed. */
+static bool ckt_pb_guard(struct ckt_pbuf *b, u32 pos, u32 len, u8 seed,
+			 bool check)
+{
+	u32 before = min_t(u32, pos, GUARD);
+	u32 end = pos + len;
+	u32 after = min_t(u32, b->len - end, GUARD);
+
+	return ckt_pb_pattern(b, pos - before, before, seed, check) &&
+	       ckt_pb_pattern(b, end, after, seed ^ 0x5a, check);
+}
+
+/* Hands a client buffer to the CPU (for_cpu) or back to the device. */
+static void ckt_pb_sync(struct ckt_ctx *c, struct ckt_pbuf *b, bool for_cpu)
+{
+	struct ib_device *dev = c->cli.id->device;
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(b->sgl, sg, b->mapped, i) {
+		if (for_cpu)
+			ib_dma_sync_single_for_cpu(dev, sg_dma_address(sg),
+						   sg_dma_len(sg),
+						   DMA_BIDIRECTIONAL);
+		else
+			ib_dma_sync_single_for_device(dev, sg_dma_address(sg),
+						      sg_dma_len(sg),
+						      DMA_BIDIRECTIONAL);
+	}
+}
+
+/* npages single pages, or with order one block of that order. */
+static int ckt_pb_alloc(struct ckt_pbuf *b, u32 npages, unsigned int order)
+{
+	u32 i;
+
+	b->pages = kcalloc(npages, sizeof(*b->pages), GFP_KERNEL);
+	if (!b->pages)
+		return -ENOMEM;
+	b->order = order;
+	if (order) {
+		b->block = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+		if (!b->block)
+			return -ENOMEM;
+		for (i = 0; i < npages; i++)
+			b->pages[i] = nth_page(b->block, i);
+		b->npages = npages;
+		return 0;
+	}
+	for (i = 0; i < npages; i++) {
+		b->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!b->pages[i])
+			return -ENOMEM;
+		b->npages++;
+	}
+	return 0;
+}
+
+static void ckt_pb_free(struct ib_device *dev, struct ckt_pbuf *b)
+{
+	u32 i;
+
+	if (b->mr)
+		ib_dereg_mr(b->mr);
+	if (b->mapped)
+		ib_dma_unmap_sg(dev, b->sgl, b->nents, DMA_BIDIRECTIONAL);
+	kfree(b->sgl);
+	if (b->block)
+		__free_pages(b->block, b->order);
+	else
+		for (i = 0; i < b->npages; i++)
+			__free_page(b->pages[i]);
+	kfree(b->pages);
+}
+
+/*
+ * A client buffer in one MR: "scattered" is SCAT_PAGES single pages in
+ * as many entries, the first from SCAT_OFF on; "large" one entry of a
+ * 2 MiB block, mapped with pages of the smallest size (from PAGE_SIZE
+ * up) the device's page list can cover it with.
+ */
+static int ckt_client_pbuf(struct ckt_ctx *c, int which)
+{
+	struct ib_device *dev = c->cli.id->device;
+	struct ckt_pbuf *b = &c->pb[which];
+	u32 max_pages = dev->attrs.max_fast_reg_page_list_len;
+	u32 page_size = PAGE_SIZE;
+	struct scatterlist *sg;
+	int i, n, err;
+
+	if (which == CKT_SCAT) {
+		err = ckt_pb_alloc(b, SCAT_PAGES, 0);
+		b->first_off = SCAT_OFF;
+		b->nents = SCAT_PAGES;
+	} else {
+		err = ckt_pb_alloc(b, 1 << LARGE_ORDER, LARGE_ORDER);
+		b->nents = 1;
+	}
+	if (err)
+		return err;
+	b->len = b->npages * PAGE_SIZE - b->first_off;
+	while (page_size < SZ_1G && b->len / page_size > max_pages)
+		page_size <<= 1;
+
+	b->sgl = kcalloc(b->nents, sizeof(*b->sgl), GFP_KERNEL);
+	if (!b->sgl)
+		return -ENOMEM;
+	sg_init_table(b->sgl, b->nents);
+	if (which == CKT_LARGE)
+		sg_set_page(b->sgl, b->block, b->len, 0);
+	else
+		for_each_sg(b->sgl, sg, b->nents, i)
+			sg_set_page(sg, b->pages[i], PAGE_SIZE - (i ? 0 :
+				    b->first_off), i ? 0 : b->first_off);
+	n = ib_dma_map_sg(dev, b->sgl, b->nents, DMA_BIDIRECTIONAL);
+	if (n <= 0)
+		return -ENOMEM;
+	b->mapped = n;
+
+	b->mr = ib_alloc_mr(c->cli.pd, IB_MR_TYPE_MEM_REG,
+			    DIV_ROUND_UP(b->len, page_size));
+	if (IS_ERR(b->mr)) {
+		err = PTR_ERR(b->mr);
+		b->mr = NULL;
+		return err;
+	}
+	n = ib_map_mr_sg(b->mr, b->sgl, b->mapped, NULL, page_size);
+	if (n != b->mapped || b->mr->length != b->len)
+		return n < 0 ? n : -EINVAL;
+	c->desc.pb[which].addr = cpu_to_be64(b->mr->iova);
+	c->desc.pb[which].rkey = cpu_to_be32(b->mr->rkey);
+	c->desc.pb[which].len = cpu_to_be32(b->len);
+	if (which == CKT_LARGE)
+		pr_info("rdma_cm_kern_test: large buffer: MR of %u-byte pages\n",
+			page_size);
+	return 0;
 }
 
 /* Client: resolve, resources, MR, connect; server: accept. */
@@ -310,8 +544,8 @@ static int ckt_connect(struct ckt_ctx *c)
 		.retry_count = 7,
 		.rnr_retry_count = 7,
 	};
-	struct ckt_buf_desc desc;
-	int err;
+	struct ckt_conn_priv desc;
+	int i, err;
 
 	if (!in4_pton(addr_param, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
 		return -EINVAL;
@@ -350,6 +584,12 @@ static int ckt_connect(struct ckt_ctx *c)
 	c->step = "client MR";
 	if (!err)
 		err = ckt_client_mr(c);
+	c->step = "client scattered MR";
+	if (!err)
+		err = ckt_client_pbuf(c, CKT_SCAT);
+	c->step = "client large MR";
+	if (!err)
+		err = ckt_client_pbuf(c, CKT_LARGE);
 	if (err)
 		return err;
 	desc = c->desc;
@@ -381,7 +621,10 @@ static int ckt_connect(struct ckt_ctx *c)
 	    !ckt_wait_event(c, &c->srv, RDMA_CM_EVENT_ESTABLISHED))
 		return -ETIMEDOUT;
 	c->step = "REG_MR";
-	return ckt_client_reg(c);
+	err = ckt_client_reg(c, c->cmr);
+	for (i = 0; i < CKT_NR_PBUF && !err; i++)
+		err = ckt_client_reg(c, c->pb[i].mr);
+	return err;
 }
 
 /* ---- the checks ---- */
@@ -427,29 +670,30 @@ static void ckt_test_send(struct ckt_ctx *c)
 }
 
 /*
- * rdma_rw from the server: dir DMA_TO_DEVICE writes sbuf[0, len) to the
- * client's buffer at off, DMA_FROM_DEVICE reads it from there.
+ * rdma_rw from the server: dir DMA_TO_DEVICE writes the list sg (nents
+ * entries, from byte sg_off on) to the client at raddr/rkey,
+ * DMA_FROM_DEVICE reads it from there. Returns 0, -errno or the failed
+ * completion's status.
  */
-static int ckt_rw(struct ckt_ctx *c, enum dma_data_direction dir, u32 off,
-		  u32 len)
+static int ckt_rw(struct ckt_ctx *c, enum dma_data_direction dir,
+		  struct scatterlist *sg, u32 nents, u32 sg_off, u64 raddr,
+		  u32 rkey)
 {
 	struct ckt_side *s = &c->srv;
 	struct ckt_op *op = ckt_new_op(c);
 	struct rdma_rw_ctx rw;
 	int ret;
 
-	sg_init_one(&c->ssg, c->sbuf, len);
-	ret = rdma_rw_ctx_init(&rw, s->id->qp, s->id->port_num, &c->ssg, 1, 0,
-			       be64_to_cpu(c->desc.addr) + off,
-			       be32_to_cpu(c->desc.rkey), dir);
+	ret = rdma_rw_ctx_init(&rw, s->id->qp, s->id->port_num, sg, nents,
+			       sg_off, raddr, rkey, dir);
 	if (ret < 0)
 		return ret;
 	ret = rdma_rw_ctx_post(&rw, s->id->qp, s->id->port_num, &op->cqe,
 			       NULL);
 	if (!ret)
 		ret = ckt_wait_op(c, op);
-	rdma_rw_ctx_destroy(&rw, s->id->qp, s->id->port_num, &c->ssg, 1, dir);
-	return ret > 0 ? -EIO : ret;
+	rdma_rw_ctx_destroy(&rw, s->id->qp, s->id->port_num, sg, nents, dir);
+	return ret;
 }
 
 /*
@@ -457,22 +701,33 @@ static int ckt_rw(struct ckt_ctx *c, enum dma_data_direction dir, u32 off,
  * sees the written bytes once the Send has arrived (RDMAP/IB ordering;
  * an iWARP Write completes when handed to TCP, not when placed).
  */
-static void ckt_test_write(struct ckt_ctx *c)
+static int ckt_write_placed(struct ckt_ctx *c, struct scatterlist *sg,
+			    u32 nents, u32 sg_off, u64 raddr, u32 rkey)
 {
 	struct ckt_op *recv = ckt_new_op(c);
 	struct ckt_op *send = ckt_new_op(c);
 	int err;
 
 	err = ckt_post_recv(&c->cli, recv);
-	ckt_fill(c->sbuf, XFER_LEN, 0x52);
 	if (!err)
-		err = ckt_rw(c, DMA_TO_DEVICE, 0, XFER_LEN);
+		err = ckt_rw(c, DMA_TO_DEVICE, sg, nents, sg_off, raddr, rkey);
 	if (!err)
 		err = ckt_post_send(&c->srv, send, 16);
 	if (!err)
 		err = ckt_wait_op(c, send);
 	if (!err)
 		err = ckt_wait_op(c, recv);
+	return err;
+}
+
+static void ckt_test_write(struct ckt_ctx *c)
+{
+	int err;
+
+	ckt_fill(c->sbuf, XFER_LEN, 0x52);
+	sg_init_one(&c->ssg, c->sbuf, XFER_LEN);
+	err = ckt_write_placed(c, &c->ssg, 1, 0, be64_to_cpu(c->desc.buf.addr),
+			       be32_to_cpu(c->desc.buf.rkey));
 	ib_dma_sync_single_for_cpu(c->cli.id->device, sg_dma_address(&c->csg),
 				   CLI_BUF, DMA_BIDIRECTIONAL);
 	ckt_verdict(c, "rdma_rw write", !err &&
@@ -490,10 +745,138 @@ static void ckt_test_read(struct ckt_ctx *c)
 				      sg_dma_address(&c->csg), CLI_BUF,
 				      DMA_BIDIRECTIONAL);
 	memset(c->sbuf, 0, READ_LEN);
-	err = ckt_rw(c, DMA_FROM_DEVICE, READ_OFF, READ_LEN);
+	sg_init_one(&c->ssg, c->sbuf, READ_LEN);
+	err = ckt_rw(c, DMA_FROM_DEVICE, &c->ssg, 1, 0,
+		     be64_to_cpu(c->desc.buf.addr) + READ_OFF,
+		     be32_to_cpu(c->desc.buf.rkey));
 	ckt_verdict(c, "rdma_rw read", !err &&
 		    ckt_check(c->sbuf, READ_LEN, 0x73),
 		    "rdma_rw READ failed or bytes differ");
+}
+
+/* ---- multi-segment rdma_rw ---- */
+
+/*
+ * One transfer each way between the client buffer pb at roff and a list
+ * of the server's single pages: its first entry starts first_off into
+ * its page, each entry ends at a page end (the last at the data's end),
+ * and rdma_rw starts sg_off bytes into the list; len bytes move.
+ */
+struct ckt_sg_case {
+	const char *name;
+	u8 pb;
+	u32 roff;
+	u32 len;
+	u16 first_off;
+	u16 sg_off;
+};
+
+static const struct ckt_sg_case ckt_sg_cases[] = {
+	{ "1 page", CKT_SCAT, 0, 4096, 0, 0 },
+	{ "8 KiB in 2 pages", CKT_SCAT, 4096 - SCAT_OFF, 8192, 0, 0 },
+	{ "8 KiB in 2 pages again", CKT_SCAT, 0, 8192, 0, 0 },
+	{ "3 entries from offset 512", CKT_SCAT, 100, 9000, 512, 0 },
+	{ "sg_offset into the 2nd entry", CKT_SCAT, 8192, 10000, 0, 4396 },
+	{ "92 pages", CKT_SCAT, 0, 92 * 4096, 0, 0 },
+	{ "1 MiB in 256 pages", CKT_LARGE, 0, SZ_1M, 0, 0 },
+	{ "257 pages", CKT_LARGE, 4096, 257 * 4096, 0, 0 },
+	{ "300 entries from offset 2048", CKT_LARGE, 777, 300 * 4096 - 3000,
+	  2048, 0 },
+	{ "500 pages from sg_offset 100", CKT_LARGE, 12345, 499 * 4096, 0,
+	  100 },
+};
+
+/* err: the transfer's (a completion status > 0, or -errno). */
+static void ckt_sg_verdict(struct ckt_ctx *c, const char *what, int err,
+			   bool bytes_ok)
+{
+	char detail[48];
+
+	if (err)
+		snprintf(detail, sizeof(detail), "failed (%d)", err);
+	else
+		snprintf(detail, sizeof(detail), "bytes differ");
+	ckt_verdict(c, what, !err && bytes_ok, detail);
+}
+
+/* The server's list for tc in c->ssgl; returns its entries. */
+static u32 ckt_srv_sgl(struct ckt_ctx *c, const struct ckt_sg_case *tc)
+{
+	u32 end = tc->first_off + tc->sg_off + tc->len;
+	u32 nents = DIV_ROUND_UP(end, PAGE_SIZE);
+	u32 i;
+
+	sg_init_table(c->ssgl, nents);
+	for (i = 0; i < nents; i++) {
+		u32 off = i ? 0 : tc->first_off;
+		u32 stop = min_t(u32, end - i * PAGE_SIZE, PAGE_SIZE);
+
+		sg_set_page(&c->ssgl[i], c->spb.pages[i], stop - off, off);
+	}
+	return nents;
+}
+
+/* WRITE then READ of one case; false once the connection is unusable. */
+static bool ckt_test_sg_case(struct ckt_ctx *c, const struct ckt_sg_case *tc,
+			     u8 seed)
+{
+	struct ckt_pbuf *pb = &c->pb[tc->pb];
+	u64 raddr = be64_to_cpu(c->desc.pb[tc->pb].addr) + tc->roff;
+	u32 rkey = be32_to_cpu(c->desc.pb[tc->pb].rkey);
+	u32 spos = tc->first_off + tc->sg_off;
+	char what[80];
+	u32 nents;
+	int err;
+
+	if (WARN_ON(tc->roff + tc->len > pb->len ||
+		    DIV_ROUND_UP(spos + tc->len, PAGE_SIZE) > SRV_PAGES))
+		return false;
+	nents = ckt_srv_sgl(c, tc);
+
+	/* WRITE: the client's bytes around the range must stay */
+	ckt_pb_pattern(&c->spb, spos, tc->len, seed, false);
+	ckt_pb_pattern(pb, tc->roff, tc->len, 0, false);
+	ckt_pb_guard(pb, tc->roff, tc->len, seed + 1, false);
+	ckt_pb_sync(c, pb, false);
+	err = ckt_write_placed(c, c->ssgl, nents, tc->sg_off, raddr, rkey);
+	ckt_pb_sync(c, pb, true);
+	snprintf(what, sizeof(what), "rdma_rw write %s (%u entries)",
+		 tc->name, nents);
+	ckt_sg_verdict(c, what, err,
+		       ckt_pb_pattern(pb, tc->roff, tc->len, seed, true) &&
+		       ckt_pb_guard(pb, tc->roff, tc->len, seed + 1, true));
+	if (err)
+		return false;
+
+	/* READ: the server's bytes around the range must stay */
+	seed += 0x40;
+	ckt_pb_pattern(pb, tc->roff, tc->len, seed, false);
+	ckt_pb_sync(c, pb, false);
+	ckt_pb_pattern(&c->spb, spos, tc->len, 0, false);
+	ckt_pb_guard(&c->spb, spos, tc->len, seed + 1, false);
+	err = ckt_rw(c, DMA_FROM_DEVICE, c->ssgl, nents, tc->sg_off, raddr,
+		     rkey);
+	snprintf(what, sizeof(what), "rdma_rw read %s (%u entries)",
+		 tc->name, nents);
+	ckt_sg_verdict(c, what, err,
+		       ckt_pb_pattern(&c->spb, spos, tc->len, seed, true) &&
+		       ckt_pb_guard(&c->spb, spos, tc->len, seed + 1, true));
+	return !err;
+}
+
+static void ckt_test_sg(struct ckt_ctx *c)
+{
+	u32 i;
+
+	c->ssgl = kcalloc(SRV_PAGES, sizeof(*c->ssgl), GFP_KERNEL);
+	if (!c->ssgl || ckt_pb_alloc(&c->spb, SRV_PAGES, 0)) {
+		ckt_verdict(c, "multi-segment rdma_rw", false, "no memory");
+		return;
+	}
+	c->spb.len = SRV_PAGES * PAGE_SIZE;
+	for (i = 0; i < ARRAY_SIZE(ckt_sg_cases); i++)
+		if (!ckt_test_sg_case(c, &ckt_sg_cases[i], 0x11 * (i + 1)))
+			break;
 }
 
 /*
@@ -532,6 +915,8 @@ static void ckt_side_free(struct ckt_side *s)
 
 static void ckt_teardown(struct ckt_ctx *c)
 {
+	int i;
+
 	/* ids first: no more events then; QPs drain into their CQs */
 	if (c->listen_id)
 		rdma_destroy_id(c->listen_id);
@@ -542,6 +927,11 @@ static void ckt_teardown(struct ckt_ctx *c)
 				DMA_BIDIRECTIONAL);
 	ckt_side_free(&c->cli);
 	ckt_side_free(&c->srv);
+	/* no QP left to place data into them */
+	for (i = 0; i < CKT_NR_PBUF; i++)
+		ckt_pb_free(c->cli.id ? c->cli.id->device : NULL, &c->pb[i]);
+	ckt_pb_free(NULL, &c->spb);
+	kfree(c->ssgl);
 	if (c->srv.id)
 		rdma_destroy_id(c->srv.id);
 	if (c->cli.id)
@@ -585,6 +975,7 @@ static int __init rdma_cm_kern_test_init(void)
 		ckt_test_send(c);
 		ckt_test_write(c);
 		ckt_test_read(c);
+		ckt_test_sg(c);
 		if (hold_param && !c->failures) {
 			held = c;
 			pr_info("rdma_cm_kern_test: holding the connection\n");
