@@ -65,13 +65,21 @@ static u32 rdma_rw_fr_page_list_len(struct ib_device *dev)
 		     RDMA_RW_MAX_MR_PAGES);
 }
 
-/* A fresh key for the next registration; LOCAL_INV first if needed. */
+/*
+ * A fresh key for the registration about to be posted. Every WR naming
+ * the MR after the REG_MR must carry it, the invalidation of a Read
+ * with Invalidate too: one of the old key fails, and the MR would stay
+ * valid (no map_mr_sg on it then). need_inval: nothing in the chain
+ * invalidates the MR, so its next user must (LOCAL_INV).
+ */
 static void rdma_rw_update_lkey(struct rdma_rw_reg_ctx *reg, bool need_inval)
 {
 	reg->mr->need_inval = need_inval;
 	ib_update_fast_reg_key(reg->mr, ib_inc_rkey(reg->mr->lkey));
 	reg->reg_wr.key = reg->mr->lkey;
 	reg->sge.lkey = reg->mr->lkey;
+	if (reg->wr.wr.opcode == IB_WR_RDMA_READ_WITH_INV)
+		reg->wr.wr.ex.invalidate_rkey = reg->mr->lkey;
 }
 
 /* Registers up to one MR's worth of sg; returns WRs used or -errno. */
@@ -159,9 +167,11 @@ static int rdma_rw_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		} else if (!iwarp) {
 			reg->wr.wr.opcode = IB_WR_RDMA_READ;
 		} else {
-			/* The read's completion also frees the MR. */
+			/*
+			 * The read's completion also frees the MR; the key
+			 * is set at post time (rdma_rw_update_lkey).
+			 */
 			reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
-			reg->wr.wr.ex.invalidate_rkey = reg->mr->lkey;
 		}
 		count++;
 
