@@ -152,8 +152,9 @@ static int rdma_rw_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			goto out_free;
 		count += ret;
 
+		/* this MR's chain starts with its LOCAL_INV if it has one */
 		if (prev)
-			prev->wr.wr.next = prev->mr->need_inval ?
+			prev->wr.wr.next = reg->inv_wr.next ?
 					   &reg->inv_wr : &reg->reg_wr.wr;
 		reg->reg_wr.wr.next = &reg->wr.wr;
 
