@@ -531,6 +531,8 @@ bool siw_qp_state_is(struct siw_qp *qp, enum siw_qp_state state);
 void siw_qp_kick_tx(struct siw_qp *qp);
 void siw_qp_kick_rx(struct siw_qp *qp);
 void siw_qp_event(struct siw_qp *qp, enum ib_event_type type);
+void siw_qp_local_error(struct siw_qp *qp, const struct siw_sqe *sqe,
+			enum siw_wc_status status);
 void siw_wqe_put_mem(struct siw_wqe *wqe);
 
 /* Completions (siw_cq.c). */

@@ -59,6 +59,19 @@ void siw_qp_event(struct siw_qp *qp, enum ib_event_type type)
 		qp->base_qp.event_handler(&ev, qp->base_qp.qp_context);
 }
 
+/*
+ * A local error on the work request sqe: it completes with status, the
+ * QP is fatal, and a Terminate ends the stream.
+ */
+void siw_qp_local_error(struct siw_qp *qp, const struct siw_sqe *sqe,
+			enum siw_wc_status status)
+{
+	siw_sqe_complete(qp, sqe, 0, status);
+	siw_qp_event(qp, IB_EVENT_QP_FATAL);
+	siw_term_set(qp, TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
+		     RDMAP_ECODE_UNSPECIFIED, NULL, 0);
+}
+
 void siw_qp_kick_tx(struct siw_qp *qp)
 {
 	queue_work(siw_wq, &qp->tx_work);

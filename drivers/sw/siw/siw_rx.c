@@ -481,7 +481,7 @@ static int siw_rx_read_req(struct siw_qp *qp)
 	return 0;
 }
 
-static void siw_rx_rresp_done(struct siw_qp *qp)
+static int siw_rx_rresp_done(struct siw_qp *qp)
 {
 	struct siw_sqe sqe;
 	unsigned long flags;
@@ -493,12 +493,21 @@ static void siw_rx_rresp_done(struct siw_qp *qp)
 
 	siw_mem_put(qp->rx.mem);
 	qp->rx.mem = NULL;
-	if (sqe.opcode == SIW_OP_READ_LOCAL_INV)
-		siw_mem_invalidate(qp->sdev, qp->base_qp.pd, sqe.sge[1].lkey);
+	/*
+	 * The consumer counts on the sink being invalid once the Read
+	 * completed: an STag that cannot be invalidated (a stale key) is
+	 * a local error, as it is for LOCAL_INV, not a quiet success.
+	 */
+	if (sqe.opcode == SIW_OP_READ_LOCAL_INV &&
+	    siw_mem_invalidate(qp->sdev, qp->base_qp.pd, sqe.sge[1].lkey)) {
+		siw_qp_local_error(qp, &sqe, SIW_WC_LOC_PROT_ERR);
+		return -EPROTO;
+	}
 	siw_sqe_complete(qp, &sqe, sqe.num_sge ? sqe.sge[0].length : 0,
 			 SIW_WC_SUCCESS);
 	/* an ORD slot is free, a fence may have lifted */
 	siw_qp_kick_tx(qp);
+	return 0;
 }
 
 static int siw_rx_send_done(struct siw_qp *qp)
@@ -535,7 +544,7 @@ static int siw_rx_fpdu_done(struct siw_qp *qp)
 		break;
 	case RDMAP_RDMA_READ_RESP:
 		if (rx->last)
-			siw_rx_rresp_done(qp);
+			err = siw_rx_rresp_done(qp);
 		break;
 	case RDMAP_RDMA_READ_REQ:
 		err = siw_rx_read_req(qp);

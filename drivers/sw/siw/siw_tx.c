@@ -287,12 +287,9 @@ static int siw_wqe_resolve(struct siw_qp *qp, struct siw_wqe *wqe)
 static void siw_tx_local_error(struct siw_qp *qp, struct siw_sqe *sqe,
 			       enum siw_wc_status status)
 {
-	siw_sqe_complete(qp, sqe, 0, status);
+	siw_qp_local_error(qp, sqe, status);
 	siw_wqe_put_mem(&qp->tx.wqe);
 	qp->tx.kind = SIW_TX_NONE;
-	siw_qp_event(qp, IB_EVENT_QP_FATAL);
-	siw_term_set(qp, TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
-		     RDMAP_ECODE_UNSPECIFIED, NULL, 0);
 }
 
 static int siw_do_local_op(struct siw_qp *qp, struct siw_sqe *sqe)
