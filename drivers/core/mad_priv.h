@@ -30,6 +30,7 @@ struct ib_mad_port {
 	struct ib_pd		*pd;
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
+	struct ib_mad_agent	*reply_agent;	/* IB: answers nobody's MADs */
 
 	spinlock_t		lock;		/* everything below */
 	struct list_head	agents;
