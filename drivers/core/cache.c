@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Per-port GID tables of RoCE ports. Entries are refcounted: a reader keeps
+ * Per-port GID tables of RoCE and InfiniBand ports. RoCE tables are filled
+ * from the netdevs (roce_gid_mgmt.c); IB tables mirror what the driver
+ * reports (query_gid), refreshed at registration and after port events. Entries are refcounted: a reader keeps
  * the entry it got from rdma_get_gid_attr() alive (and its netdev held)
  * after the slot is reused, until rdma_put_gid_attr().
  *
@@ -108,7 +110,7 @@ int rdma_query_gid(struct ib_device *device, u32 port_num, int index,
 	const struct ib_gid_attr *attr;
 
 	if (!port_table(device, port_num)) {
-		/* IB ports keep their GIDs in the device. */
+		/* iWARP ports keep their GIDs in the device. */
 		if (!rdma_is_port_valid(device, port_num) ||
 		    !device->ops.query_gid)
 			return -EINVAL;
@@ -180,7 +182,8 @@ static void del_slot(struct ib_gid_table *table, int ix)
 	struct ib_gid_table_entry *e = table->data[ix];
 	struct ib_device *dev = e->attr.device;
 
-	if (dev->ops.del_gid)
+	/* Drivers program only RoCE GIDs; IB ones are theirs already. */
+	if (dev->ops.del_gid && rdma_protocol_roce(dev, e->attr.port_num))
 		dev->ops.del_gid(&e->attr, &e->context);
 	write_lock_irq(&table->rwlock);
 	table->data[ix] = NULL;
@@ -208,7 +211,7 @@ static int add_slot(struct ib_device *dev, u32 port, struct ib_gid_table *table,
 	dev_hold(ndev);
 	RCU_INIT_POINTER(e->attr.ndev, ndev);
 
-	if (dev->ops.add_gid) {
+	if (dev->ops.add_gid && rdma_protocol_roce(dev, port)) {
 		err = dev->ops.add_gid(&e->attr, &e->context);
 		if (err) {
 			rdma_put_gid_attr(&e->attr);
@@ -367,6 +370,36 @@ void ib_cache_gid_set_default_gid(struct ib_device *dev, u32 port,
 		gid_table_changed(dev, port);
 }
 
+/*
+ * An IB port's table takes what the driver reports now: entries whose GID
+ * changed are replaced (readers keep the old one alive), zero GIDs leave
+ * their slot empty. The driver announces changes itself, so no event.
+ */
+void ib_cache_ib_gids_update(struct ib_device *dev, u32 port)
+{
+	struct ib_gid_table *table = port_table(dev, port);
+	struct ib_gid_table_entry *e;
+	union ib_gid gid;
+	int ix;
+
+	if (!table || rdma_protocol_roce(dev, port) || !dev->ops.query_gid)
+		return;
+	mutex_lock(&table->lock);
+	for (ix = 0; ix < table->sz; ix++) {
+		if (dev->ops.query_gid(dev, port, ix, &gid))
+			gid = zgid;
+		e = table->data[ix];
+		if (e && !memcmp(&e->attr.gid, &gid, sizeof(gid)))
+			continue;
+		if (e)
+			del_slot(table, ix);
+		if (memcmp(&gid, &zgid, sizeof(gid)))
+			add_slot(dev, port, table, ix, &gid, IB_GID_TYPE_IB,
+				 NULL);
+	}
+	mutex_unlock(&table->lock);
+}
+
 static void release_gid_table(struct ib_gid_table *table)
 {
 	int ix;
@@ -387,8 +420,9 @@ int ib_cache_setup_one(struct ib_device *device)
 	rdma_for_each_port(device, p) {
 		struct ib_gid_table *table;
 
-		/* IB ports answer GID queries from the driver. */
-		if (!rdma_protocol_roce(device, p))
+		/* iWARP ports answer GID queries from the driver. */
+		if (!rdma_protocol_roce(device, p) &&
+		    !rdma_protocol_ib(device, p))
 			continue;
 		table = kzalloc(sizeof(*table), GFP_KERNEL);
 		if (!table)
@@ -407,6 +441,7 @@ int ib_cache_setup_one(struct ib_device *device)
 		mutex_init(&table->lock);
 		rwlock_init(&table->rwlock);
 		device->port_data[p].cache.gid = table;
+		ib_cache_ib_gids_update(device, p);
 	}
 	return 0;
 err:

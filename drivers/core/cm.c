@@ -237,61 +237,6 @@ static void cm_conn_remove(struct cm_id_private *p)
 	}
 }
 
-/* ---- address vectors ---- */
-
-int ib_init_ah_attr_from_path(struct ib_device *device, u32 port_num,
-			      struct sa_path_rec *rec,
-			      struct rdma_ah_attr *ah_attr,
-			      const struct ib_gid_attr *sgid_attr)
-{
-	const struct ib_gid_attr *gattr = sgid_attr;
-
-	memset(ah_attr, 0, sizeof(*ah_attr));
-	ah_attr->port_num = port_num;
-	ah_attr->sl = rec->sl;
-	ah_attr->static_rate = rec->rate;
-
-	if (sa_path_is_roce(rec)) {
-		ah_attr->type = RDMA_AH_ATTR_TYPE_ROCE;
-		if (gattr) {
-			rdma_hold_gid_attr(gattr);
-		} else {
-			gattr = rdma_find_gid_by_port(device, &rec->sgid,
-					sa_conv_pathrec_to_gid_type(rec),
-					port_num, NULL);
-			if (IS_ERR(gattr))
-				return PTR_ERR(gattr);
-		}
-		rdma_ah_set_grh(ah_attr, &rec->dgid,
-				be32_to_cpu(rec->flow_label), gattr->index,
-				rec->hop_limit, rec->traffic_class);
-		ah_attr->grh.sgid_attr = gattr;
-		memcpy(ah_attr->roce.dmac, rec->roce.dmac, ETH_ALEN);
-		return 0;
-	}
-
-	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
-	rdma_ah_set_dlid(ah_attr, be32_to_cpu(sa_path_get_dlid(rec)));
-	rdma_ah_set_path_bits(ah_attr, be32_to_cpu(sa_path_get_slid(rec)) & 0x7f);
-	if (rec->hop_limit > 0) {
-		if (!gattr) {
-			gattr = rdma_find_gid_by_port(device, &rec->sgid,
-						      IB_GID_TYPE_IB, port_num,
-						      NULL);
-			if (IS_ERR(gattr))
-				return PTR_ERR(gattr);
-		} else {
-			rdma_hold_gid_attr(gattr);
-		}
-		rdma_ah_set_grh(ah_attr, &rec->dgid,
-				be32_to_cpu(rec->flow_label), gattr->index,
-				rec->hop_limit, rec->traffic_class);
-		ah_attr->grh.sgid_attr = gattr;
-	}
-	return 0;
-}
-EXPORT_SYMBOL(ib_init_ah_attr_from_path);
-
 static struct cm_port *cm_get_port(struct ib_device *device, u32 port_num)
 {
 	struct cm_device *cm_dev = ib_get_client_data(device, &cm_client);

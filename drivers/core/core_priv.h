@@ -85,6 +85,7 @@ void ib_port_cache_event(const struct ib_event *event);
 int ib_cache_setup_one(struct ib_device *device);
 void ib_cache_cleanup_one(struct ib_device *device);
 void ib_cache_release_one(struct ib_device *device);
+void ib_cache_ib_gids_update(struct ib_device *dev, u32 port);
 int ib_cache_init(void);
 void ib_cache_cleanup(void);
 unsigned long roce_gid_type_mask_support(struct ib_device *dev, u32 port);

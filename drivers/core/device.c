@@ -18,6 +18,7 @@
 #include <net/sock.h>
 #include <rdma/ib_cache.h>
 #include "core_priv.h"
+#include "sa.h"
 
 MODULE_AUTHOR("rdma-kmod developers");
 MODULE_DESCRIPTION("RDMA core: devices, clients, caches, sysfs, netlink");
@@ -1435,8 +1436,13 @@ static int __init ib_core_init(void)
 	ret = ib_mad_init();
 	if (ret)
 		goto err_addr;
+	ret = ib_sa_init();
+	if (ret)
+		goto err_mad;
 	return 0;
 
+err_mad:
+	ib_mad_cleanup();
 err_addr:
 	addr_cleanup();
 err_nldev:
@@ -1459,6 +1465,7 @@ err_wq:
 
 static void __exit ib_core_cleanup(void)
 {
+	ib_sa_cleanup();
 	ib_mad_cleanup();
 	addr_cleanup();
 	nldev_exit();

@@ -118,6 +118,23 @@ static bool reg_req_overlaps(const struct ib_mad_reg_req *a,
 				 IB_MGMT_MAX_METHODS);
 }
 
+/* What a class registration must look like (SMP classes: QP0 only). */
+static bool reg_req_valid(const struct ib_mad_reg_req *req,
+			  ib_mad_recv_handler recv_handler)
+{
+	static const u8 zero_oui[3];
+
+	if (!recv_handler || !req->mgmt_class ||
+	    req->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+	    req->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		return false;
+	/* Range-2 vendor classes are told apart by their OUI. */
+	if (mad_class_is_vendor2(req->mgmt_class) &&
+	    !memcmp(req->oui, zero_oui, sizeof(zero_oui)))
+		return false;
+	return true;
+}
+
 struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 					   u32 port_num,
 					   enum ib_qp_type qp_type,
@@ -140,12 +157,12 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 		return ERR_PTR(-EINVAL);
 	if (registration_flags & ~IB_MAD_REG_FLAGS_MASK)
 		return ERR_PTR(-EINVAL);
-	if (mad_reg_req) {
-		if (!recv_handler ||
-		    mad_reg_req->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
-		    mad_reg_req->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
-			return ERR_PTR(-EINVAL);
-	}
+	if (rmpp_version && (rmpp_version != IB_MGMT_RMPP_VERSION ||
+			     (mad_reg_req &&
+			      !ib_is_mad_class_rmpp(mad_reg_req->mgmt_class))))
+		return ERR_PTR(-EINVAL);
+	if (mad_reg_req && !reg_req_valid(mad_reg_req, recv_handler))
+		return ERR_PTR(-EINVAL);
 
 	port = mad_find_port(device, port_num);
 	if (!port)
@@ -187,7 +204,8 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 		list_for_each_entry(other, &port->agents, port_entry) {
 			if (other->reg_req &&
 			    reg_req_overlaps(other->reg_req, priv->reg_req)) {
-				ret = -EADDRINUSE;
+				/* As upstream: a method has one owner per port. */
+				ret = -EINVAL;
 				goto err_unlock;
 			}
 		}
@@ -774,6 +792,65 @@ mad_claim_request(struct ib_mad_agent_priv *priv, const struct ib_mad_hdr *hdr)
 	return NULL;
 }
 
+static void mad_reply_sent(struct ib_mad_agent *agent,
+			   struct ib_mad_send_wc *wc)
+{
+	rdma_destroy_ah(wc->send_buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	ib_free_send_mad(wc->send_buf);
+}
+
+/*
+ * On an IB port a Get or Set that no agent takes is answered here, as the
+ * stock kernel does: a GetResp saying "method/attribute unsupported". (On
+ * RoCE the stock kernel lets the sender time out; so do we.)
+ */
+static void mad_reply_unsupported(struct ib_mad_port *port,
+				  struct ib_mad_recv_priv *rp)
+{
+	const struct ib_mad_hdr *req = (const void *)rp->buf.mad;
+	struct ib_mad_agent_priv *agent = NULL;
+	struct ib_mad_send_buf *buf;
+	struct ib_mad_hdr *hdr;
+	unsigned long flags;
+	struct ib_ah *ah;
+
+	if (req->method != IB_MGMT_METHOD_GET &&
+	    req->method != IB_MGMT_METHOD_SET)
+		return;
+	/* The port's removal unregisters the agent: hold it meanwhile. */
+	spin_lock_irqsave(&port->lock, flags);
+	if (!port->dying && port->reply_agent) {
+		agent = container_of(port->reply_agent,
+				     struct ib_mad_agent_priv, agent);
+		agent_get(agent);
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (!agent)
+		return;
+	ah = ib_create_ah_from_wc(port->pd, &rp->wc, &rp->buf.grh,
+				  port->port_num);
+	if (IS_ERR(ah))
+		goto out;
+	buf = ib_create_send_mad(&agent->agent, rp->wc.src_qp,
+				 rp->wc.pkey_index, 0, IB_MGMT_MAD_HDR,
+				 IB_MGMT_MAD_DATA, GFP_KERNEL,
+				 IB_MGMT_BASE_VERSION);
+	if (IS_ERR(buf))
+		goto err_ah;
+	memcpy(buf->mad, rp->buf.mad, IB_MGMT_MAD_SIZE);
+	hdr = buf->mad;
+	hdr->method = IB_MGMT_METHOD_GET_RESP;
+	hdr->status = cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	buf->ah = ah;
+	if (!ib_post_send_mad(buf, NULL))
+		goto out;
+	ib_free_send_mad(buf);
+err_ah:
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+out:
+	agent_put(agent);
+}
+
 static void mad_deliver(struct ib_mad_port *port, struct ib_mad_recv_priv *rp)
 {
 	struct ib_mad *mad = (struct ib_mad *)rp->buf.mad;
@@ -799,8 +876,11 @@ static void mad_deliver(struct ib_mad_port *port, struct ib_mad_recv_priv *rp)
 	rp->recv_wc.mad_seg_size = IB_MGMT_MAD_SIZE;
 
 	priv = mad_find_agent(port, mad);
-	if (!priv)
+	if (!priv) {
+		if (!ib_response_mad(hdr))
+			mad_reply_unsupported(port, rp);
 		goto drop;
+	}
 	if (ib_response_mad(hdr)) {
 		wr = mad_claim_request(priv, hdr);
 		if (!wr) {
@@ -951,6 +1031,15 @@ static struct ib_mad_port *mad_port_open(struct ib_device *device,
 	spin_lock(&ib_mad_port_list_lock);
 	list_add_tail(&port->list, &ib_mad_port_list);
 	spin_unlock(&ib_mad_port_list_lock);
+
+	if (rdma_protocol_ib(device, port_num)) {
+		port->reply_agent = ib_register_mad_agent(device, port_num,
+							  IB_QPT_GSI, NULL, 0,
+							  mad_reply_sent, NULL,
+							  NULL, 0);
+		if (IS_ERR(port->reply_agent))
+			port->reply_agent = NULL;
+	}
 	return port;
 
 err_qp:
@@ -975,7 +1064,11 @@ static void mad_port_close(struct ib_mad_port *port)
 
 	spin_lock_irqsave(&port->lock, flags);
 	port->dying = true;
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (port->reply_agent)
+		ib_unregister_mad_agent(port->reply_agent);
 	/* Clients unregister their agents before we are removed. */
+	spin_lock_irqsave(&port->lock, flags);
 	WARN_ON(!list_empty(&port->agents));
 	spin_unlock_irqrestore(&port->lock, flags);
 

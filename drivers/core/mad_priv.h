@@ -19,6 +19,9 @@
 #define IB_MAD_RECV_DEPTH	512
 #define IB_MAD_SEND_DEPTH	128
 
+/* The registration flags ib_register_mad_agent() accepts. */
+#define IB_MAD_REG_FLAGS_MASK	IB_MAD_USER_RMPP
+
 /* One MAD-capable port: its PD, CQ, GSI QP and registered agents. */
 struct ib_mad_port {
 	struct list_head	list;		/* ib_mad_port_list */
@@ -27,6 +30,7 @@ struct ib_mad_port {
 	struct ib_pd		*pd;
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
+	struct ib_mad_agent	*reply_agent;	/* IB: answers nobody's MADs */
 
 	spinlock_t		lock;		/* everything below */
 	struct list_head	agents;

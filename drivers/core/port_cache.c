@@ -106,6 +106,7 @@ void ib_port_cache_event(const struct ib_event *event)
 		dev_warn_ratelimited(&device->dev,
 				     "port %u: attribute cache not updated\n",
 				     port);
+	ib_cache_ib_gids_update(device, port);
 	ib_device_put(device);
 }
 

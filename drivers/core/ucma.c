@@ -285,34 +285,6 @@ static void ucma_copy_user_path(struct ib_user_path_rec *dst,
 	dst->preference = src->preference;
 }
 
-/* The 64-byte IBA PathRecord in wire order (ib_path_rec_data.path_rec). */
-static void ucma_pack_path(struct sa_path_rec *src, __u32 *out)
-{
-	u8 *p = (u8 *)out;
-	u32 fl_hl;
-
-	memset(p, 0, 64);
-	memcpy(p + 0, &src->service_id, 8);
-	memcpy(p + 8, src->dgid.raw, 16);
-	memcpy(p + 24, src->sgid.raw, 16);
-	put_unaligned_be16(ntohl(sa_path_get_dlid(src)), p + 40);
-	put_unaligned_be16(ntohl(sa_path_get_slid(src)), p + 42);
-	fl_hl = (sa_path_get_raw_traffic(src) ? 1U << 31 : 0) |
-		((be32_to_cpu(src->flow_label) & 0xfffff) << 8) |
-		src->hop_limit;
-	put_unaligned_be32(fl_hl, p + 44);
-	p[48] = src->traffic_class;
-	p[49] = (src->reversible ? 0x80 : 0) | (src->numb_path & 0x7f);
-	memcpy(p + 50, &src->pkey, 2);
-	put_unaligned_be16((be16_to_cpu(src->qos_class) << 4) | (src->sl & 0xf),
-			   p + 52);
-	p[54] = (src->mtu_selector << 6) | (src->mtu & 0x3f);
-	p[55] = (src->rate_selector << 6) | (src->rate & 0x3f);
-	p[56] = (src->packet_life_time_selector << 6) |
-		(src->packet_life_time & 0x3f);
-	p[57] = src->preference;
-}
-
 static void ucma_copy_conn_param(struct rdma_cm_id *id,
 				 struct rdma_conn_param *dst,
 				 struct rdma_ucm_conn_param *src)
@@ -905,8 +877,8 @@ static ssize_t ucma_query_path(struct ucma_context *ctx,
 			break;
 		resp->path_data[i].flags = IB_PATH_GMP | IB_PATH_PRIMARY |
 					   IB_PATH_BIDIRECTIONAL;
-		ucma_pack_path(&id->route.path_rec[i],
-			       resp->path_data[i].path_rec);
+		ib_sa_pack_path(&id->route.path_rec[i],
+				resp->path_data[i].path_rec);
 	}
 	resp->num_paths = i;
 

@@ -46,7 +46,6 @@
 #define IB_MGMT_METHOD_REPORT			0x06
 #define IB_MGMT_METHOD_REPORT_RESP		0x86
 #define IB_MGMT_METHOD_TRAP_REPRESS		0x07
-#define IB_MGMT_METHOD_GET_TABLE		0x12
 
 #define IB_MGMT_METHOD_RESP			0x80
 #define IB_BM_ATTR_MOD_RESP			cpu_to_be32(1)
@@ -62,7 +61,7 @@
 #define IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB	0x000c
 #define IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE		0x001c
 
-/* RMPP (not implemented by this stack; constants kept for consumers) */
+/* RMPP: version, segment types, flags and status codes */
 #define IB_MGMT_RMPP_VERSION			1
 
 #define IB_MGMT_RMPP_TYPE_DATA			1
@@ -98,6 +97,18 @@
 
 #define IB_DEFAULT_PKEY_PARTIAL	0x7FFF
 #define IB_DEFAULT_PKEY_FULL	0xFFFF
+
+/* Notice (trap) IsGeneric|Type byte, and the producer types of generic ones */
+#define IB_NOTICE_TYPE_FATAL	0x80
+#define IB_NOTICE_TYPE_URGENT	0x81
+#define IB_NOTICE_TYPE_SECURITY	0x82
+#define IB_NOTICE_TYPE_SM	0x83
+#define IB_NOTICE_TYPE_INFO	0x84
+
+#define IB_NOTICE_PROD_CA		cpu_to_be16(1)
+#define IB_NOTICE_PROD_SWITCH		cpu_to_be16(2)
+#define IB_NOTICE_PROD_ROUTER		cpu_to_be16(3)
+#define IB_NOTICE_PROD_CLASS_MGR	cpu_to_be16(4)
 
 /* Generic management attributes */
 #define IB_MGMT_CLASSPORTINFO_ATTR_ID	cpu_to_be16(0x0001)
@@ -216,6 +227,160 @@ struct ib_class_port_info {
 	__be32			trap_qkey;
 };
 
+/*
+ * PortInfo CapabilityMask bits (enum ib_port_capability_mask_bits) live in
+ * ib_verbs.h, which every includer of this header sees; CapabilityMask2:
+ */
+enum ib_port_capability_mask2_bits {
+	IB_PORT_SET_NODE_DESC_SUP		= 1 << 0,
+	IB_PORT_EX_PORT_INFO_EX_SUP		= 1 << 1,
+	IB_PORT_VIRT_SUP			= 1 << 2,
+	IB_PORT_SWITCH_PORT_STATE_TABLE_SUP	= 1 << 3,
+	IB_PORT_LINK_WIDTH_2X_SUP		= 1 << 4,
+	IB_PORT_LINK_SPEED_HDR_SUP		= 1 << 5,
+	IB_PORT_LINK_SPEED_NDR_SUP		= 1 << 10,
+};
+
+#define OPA_CLASS_PORT_INFO_PR_SUPPORT BIT(26)
+
+/* ClassPortInfo of the OPA management classes (32-bit LIDs). */
+struct opa_class_port_info {
+	u8	base_version;
+	u8	class_version;
+	__be16	cap_mask;
+	__be32	cap_mask2_resp_time;
+
+	u8	redirect_gid[16];
+	__be32	redirect_tc_fl;
+	__be32	redirect_lid;
+	__be32	redirect_sl_qp;
+	__be32	redirect_qkey;
+
+	u8	trap_gid[16];
+	__be32	trap_tc_fl;
+	__be32	trap_lid;
+	__be32	trap_hl_qp;
+	__be32	trap_qkey;
+
+	__be16	trap_pkey;
+	__be16	redirect_pkey;
+
+	u8	trap_sl_rsvd;
+	u8	reserved[3];
+} __packed;
+
+/*
+ * cap_mask2_resp_time packs CapabilityMask2 (high 27 bits) and
+ * RespTimeValue (low 5 bits) into one big-endian word.
+ */
+static inline u8 ib_get_cpi_resp_time(struct ib_class_port_info *cpi)
+{
+	u32 word = be32_to_cpu(cpi->cap_mask2_resp_time);
+
+	return word & IB_CLASS_PORT_INFO_RESP_TIME_MASK;
+}
+
+static inline void ib_set_cpi_resp_time(struct ib_class_port_info *cpi,
+					u8 rtime)
+{
+	u32 word = be32_to_cpu(cpi->cap_mask2_resp_time);
+
+	word &= ~(u32)IB_CLASS_PORT_INFO_RESP_TIME_MASK;
+	word |= rtime & IB_CLASS_PORT_INFO_RESP_TIME_MASK;
+	cpi->cap_mask2_resp_time = cpu_to_be32(word);
+}
+
+static inline u32 ib_get_cpi_capmask2(struct ib_class_port_info *cpi)
+{
+	return be32_to_cpu(cpi->cap_mask2_resp_time) >>
+	       IB_CLASS_PORT_INFO_RESP_TIME_FIELD_SIZE;
+}
+
+static inline void ib_set_cpi_capmask2(struct ib_class_port_info *cpi,
+				       u32 capmask2)
+{
+	u32 word = be32_to_cpu(cpi->cap_mask2_resp_time);
+
+	word &= IB_CLASS_PORT_INFO_RESP_TIME_MASK;
+	word |= capmask2 << IB_CLASS_PORT_INFO_RESP_TIME_FIELD_SIZE;
+	cpi->cap_mask2_resp_time = cpu_to_be32(word);
+}
+
+static inline u32 opa_get_cpi_capmask2(struct opa_class_port_info *cpi)
+{
+	return be32_to_cpu(cpi->cap_mask2_resp_time) >>
+	       IB_CLASS_PORT_INFO_RESP_TIME_FIELD_SIZE;
+}
+
+/* The Notice attribute (traps and SA reports), IBA 14.2.5.1. */
+struct ib_mad_notice_attr {
+	u8	generic_type;
+	u8	prod_type_msb;
+	__be16	prod_type_lsb;
+	__be16	trap_num;
+	__be16	issuer_lid;
+	__be16	toggle_count;
+
+	union {
+		struct {
+			u8	details[54];
+		} raw_data;
+
+		/* 129-131: link integrity / buffer overrun / watchdog */
+		struct {
+			__be16	reserved;
+			__be16	lid;
+			u8	port_num;
+		} __packed ntc_129_131;
+
+		/* 144: capability mask or local changes */
+		struct {
+			__be16	reserved;
+			__be16	lid;
+			u8	reserved2;
+			u8	local_changes;
+			__be32	new_cap_mask;
+			u8	reserved3;
+			u8	change_flags;
+		} __packed ntc_144;
+
+		/* 145: system image GUID changed */
+		struct {
+			__be16	reserved;
+			__be16	lid;
+			__be16	reserved2;
+			__be64	new_sys_guid;
+		} __packed ntc_145;
+
+		/* 256: bad M_Key */
+		struct {
+			__be16	reserved;
+			__be16	lid;
+			__be16	dr_slid;
+			u8	method;
+			u8	reserved2;
+			__be16	attr_id;
+			__be32	attr_mod;
+			__be64	mkey;
+			u8	reserved3;
+			u8	dr_trunc_hop;
+			u8	dr_rtn_path[30];
+		} __packed ntc_256;
+
+		/* 257/258: bad P_Key / Q_Key */
+		struct {
+			__be16		reserved;
+			__be16		lid1;
+			__be16		lid2;
+			__be32		key;
+			__be32		sl_qp1;
+			__be32		qp2;
+			union ib_gid	gid1;
+			union ib_gid	gid2;
+		} __packed ntc_257_258;
+	} details;
+};
+
 static inline u8 ib_get_rmpp_resptime(struct ib_rmpp_hdr *rmpp_hdr)
 {
 	return rmpp_hdr->rmpp_rtime_flags >> 3;
@@ -270,7 +435,7 @@ struct ib_mad_agent {
 	u32			flags;
 	void			*security;
 	struct list_head	mad_agent_sec_list;
-	u32			port_num;
+	u8			port_num;
 	u8			rmpp_version;
 	bool			smp_allowed;
 };
@@ -342,8 +507,6 @@ struct ib_mad_reg_req {
 enum {
 	IB_MAD_USER_RMPP = IB_USER_MAD_USER_RMPP,
 };
-
-#define IB_MAD_REG_FLAGS_MASK	IB_MAD_USER_RMPP
 
 /*
  * ib_register_mad_agent - register to send MADs and receive responses (and,

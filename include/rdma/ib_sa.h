@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Subnet administration definitions used by the connection managers.
- *
- * This stack has no SA client yet (RoCE only): the path record type is
- * the common currency between rdma_cm and ib_cm, and the query entry
- * points are inline stubs that report -EOPNOTSUPP.  Names, layouts and
- * signatures follow upstream Linux 6.1 so that ULPs build unchanged.
+ * Subnet administration (SA, class 0x03): the host-side forms of the SA
+ * records (PathRecord, MCMemberRecord, GuidInfoRecord), their component
+ * mask bits, and the SA client of ib_core (sa_query.c, sa_mcast.c):
+ * queries to the subnet manager of an InfiniBand port and multicast group
+ * membership shared by every joiner on a port. Names, layouts and
+ * signatures follow upstream Linux 6.1.
  */
 #ifndef IB_SA_H
 #define IB_SA_H
@@ -19,6 +19,8 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>	/* ib_sa_comp_mask, IB_SA_COMP_MASK() */
+#include <rdma/ib_addr.h>
+#include <rdma/opa_addr.h>
 #include <uapi/rdma/ib_user_sa.h>	/* IB_PATH_* flags */
 
 enum {
@@ -186,6 +188,72 @@ sa_conv_gid_to_pathrec_type(enum ib_gid_type type)
 	return SA_PATH_REC_TYPE_IB;
 }
 
+/*
+ * OPA <-> IB path records: an OPA LID that does not fit the IB unicast
+ * range travels in an OPA GID (OPA_MAKE_ID) with the IB LID set to 0.
+ */
+static inline void path_conv_opa_to_ib(struct sa_path_rec *ib,
+				       struct sa_path_rec *opa)
+{
+	u32 dlid = be32_to_cpu(opa->opa.dlid);
+	u32 slid = be32_to_cpu(opa->opa.slid);
+
+	if (opa_is_extended_lid(opa->opa.dlid, opa->opa.slid)) {
+		/* As upstream: the DGID's prefix is the one set, twice. */
+		ib->dgid.global.interface_id = OPA_MAKE_ID(dlid);
+		ib->dgid.global.subnet_prefix = opa->dgid.global.subnet_prefix;
+		ib->sgid.global.interface_id = OPA_MAKE_ID(slid);
+		ib->dgid.global.subnet_prefix = opa->dgid.global.subnet_prefix;
+		ib->ib.dlid = 0;
+		ib->ib.slid = 0;
+	} else {
+		ib->ib.dlid = cpu_to_be16(dlid);
+		ib->ib.slid = cpu_to_be16(slid);
+	}
+	ib->service_id = opa->service_id;
+	ib->ib.raw_traffic = opa->opa.raw_traffic;
+}
+
+static inline void path_conv_ib_to_opa(struct sa_path_rec *opa,
+				       struct sa_path_rec *ib)
+{
+	u32 slid, dlid;
+
+	if (ib_is_opa_gid(&ib->sgid) || ib_is_opa_gid(&ib->dgid)) {
+		slid = opa_get_lid_from_gid(&ib->sgid);
+		dlid = opa_get_lid_from_gid(&ib->dgid);
+	} else {
+		slid = be16_to_cpu(ib->ib.slid);
+		dlid = be16_to_cpu(ib->ib.dlid);
+	}
+	opa->opa.slid = cpu_to_be32(slid);
+	opa->opa.dlid = cpu_to_be32(dlid);
+	opa->service_id = ib->service_id;
+	opa->opa.raw_traffic = ib->ib.raw_traffic;
+}
+
+/* Copies @src into @dest as an IB record; nothing if @src is not OPA. */
+static inline void sa_convert_path_opa_to_ib(struct sa_path_rec *dest,
+					     struct sa_path_rec *src)
+{
+	if (src->rec_type != SA_PATH_REC_TYPE_OPA)
+		return;
+	*dest = *src;
+	dest->rec_type = SA_PATH_REC_TYPE_IB;
+	path_conv_opa_to_ib(dest, src);
+}
+
+/* Copies @src into @dest as an OPA record; nothing if @src is not IB. */
+static inline void sa_convert_path_ib_to_opa(struct sa_path_rec *dest,
+					     struct sa_path_rec *src)
+{
+	if (src->rec_type != SA_PATH_REC_TYPE_IB)
+		return;
+	*dest = *src;
+	dest->rec_type = SA_PATH_REC_TYPE_OPA;
+	path_conv_ib_to_opa(dest, src);
+}
+
 static inline bool sa_path_is_roce(struct sa_path_rec *rec)
 {
 	return rec->rec_type == SA_PATH_REC_TYPE_ROCE_V1 ||
@@ -308,45 +376,110 @@ struct ib_sa_mcmember_rec {
 	u8		proxy_join;
 };
 
+/* ServiceRecord component mask bits (IBA 15.2.5.14) */
+#define IB_SA_SERVICE_REC_SERVICE_ID		IB_SA_COMP_MASK(0)
+#define IB_SA_SERVICE_REC_SERVICE_GID		IB_SA_COMP_MASK(1)
+#define IB_SA_SERVICE_REC_SERVICE_PKEY		IB_SA_COMP_MASK(2)
+#define IB_SA_SERVICE_REC_SERVICE_LEASE		IB_SA_COMP_MASK(4)
+#define IB_SA_SERVICE_REC_SERVICE_KEY		IB_SA_COMP_MASK(5)
+#define IB_SA_SERVICE_REC_SERVICE_NAME		IB_SA_COMP_MASK(6)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_0	IB_SA_COMP_MASK(7)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_1	IB_SA_COMP_MASK(8)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_2	IB_SA_COMP_MASK(9)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_3	IB_SA_COMP_MASK(10)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_4	IB_SA_COMP_MASK(11)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_5	IB_SA_COMP_MASK(12)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_6	IB_SA_COMP_MASK(13)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_7	IB_SA_COMP_MASK(14)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_8	IB_SA_COMP_MASK(15)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_9	IB_SA_COMP_MASK(16)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_10	IB_SA_COMP_MASK(17)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_11	IB_SA_COMP_MASK(18)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_12	IB_SA_COMP_MASK(19)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_13	IB_SA_COMP_MASK(20)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_14	IB_SA_COMP_MASK(21)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_15	IB_SA_COMP_MASK(22)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_0	IB_SA_COMP_MASK(23)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_1	IB_SA_COMP_MASK(24)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_2	IB_SA_COMP_MASK(25)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_3	IB_SA_COMP_MASK(26)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_4	IB_SA_COMP_MASK(27)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_5	IB_SA_COMP_MASK(28)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_6	IB_SA_COMP_MASK(29)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_7	IB_SA_COMP_MASK(30)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_0	IB_SA_COMP_MASK(31)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_1	IB_SA_COMP_MASK(32)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_2	IB_SA_COMP_MASK(33)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_3	IB_SA_COMP_MASK(34)
+#define IB_SA_SERVICE_REC_SERVICE_DATA64_0	IB_SA_COMP_MASK(35)
+#define IB_SA_SERVICE_REC_SERVICE_DATA64_1	IB_SA_COMP_MASK(36)
+
 #define IB_DEFAULT_SERVICE_LEASE	0xFFFFFFFF
 
-/* Users of SA queries; kept so that callers written for upstream build. */
+/* GuidInfoRecord component mask bits */
+#define IB_SA_GUIDINFO_REC_LID		IB_SA_COMP_MASK(0)
+#define IB_SA_GUIDINFO_REC_BLOCK_NUM	IB_SA_COMP_MASK(1)
+#define IB_SA_GUIDINFO_REC_RES1		IB_SA_COMP_MASK(2)
+#define IB_SA_GUIDINFO_REC_RES2		IB_SA_COMP_MASK(3)
+#define IB_SA_GUIDINFO_REC_GID0		IB_SA_COMP_MASK(4)
+#define IB_SA_GUIDINFO_REC_GID1		IB_SA_COMP_MASK(5)
+#define IB_SA_GUIDINFO_REC_GID2		IB_SA_COMP_MASK(6)
+#define IB_SA_GUIDINFO_REC_GID3		IB_SA_COMP_MASK(7)
+#define IB_SA_GUIDINFO_REC_GID4		IB_SA_COMP_MASK(8)
+#define IB_SA_GUIDINFO_REC_GID5		IB_SA_COMP_MASK(9)
+#define IB_SA_GUIDINFO_REC_GID6		IB_SA_COMP_MASK(10)
+#define IB_SA_GUIDINFO_REC_GID7		IB_SA_COMP_MASK(11)
+
+/* A block of eight port GUIDs (alias GUIDs), with the port's LID. */
+struct ib_sa_guidinfo_rec {
+	__be16	lid;
+	u8	block_num;
+	u8	res1;
+	__be32	res2;
+	u8	guid_info_list[64];
+};
+
+/*
+ * An SA client: each module issuing queries or joins registers one. Its
+ * users count is 1 while registered plus one per outstanding query or
+ * join; unregistering waits (comp) until they are all gone.
+ */
 struct ib_sa_client {
 	atomic_t		users;
 	struct completion	comp;
 };
 
-static inline void ib_sa_register_client(struct ib_sa_client *client)
-{
-	atomic_set(&client->users, 1);
-	init_completion(&client->comp);
-}
+void ib_sa_register_client(struct ib_sa_client *client);
+void ib_sa_unregister_client(struct ib_sa_client *client);
 
-static inline void ib_sa_unregister_client(struct ib_sa_client *client)
-{
-	/* No queries can be outstanding: there is no SA client. */
-	atomic_set(&client->users, 0);
-	complete(&client->comp);
-}
-
+/* Opaque handle of an outstanding query. */
 struct ib_sa_query;
 
-static inline void ib_sa_cancel_query(int id, struct ib_sa_query *query)
-{
-}
+/*
+ * Cancel the query with this @id (the value a query call returned). Its
+ * callback still runs, once, with -EINTR, unless the answer was already
+ * being delivered. Nothing happens if the query has finished.
+ */
+void ib_sa_cancel_query(int id, struct ib_sa_query *query);
 
-static inline int
-ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
-		   u32 port_num, struct sa_path_rec *rec,
-		   ib_sa_comp_mask comp_mask, unsigned long timeout_ms,
-		   gfp_t gfp_mask,
-		   void (*callback)(int status, struct sa_path_rec *resp,
-				    int num_prs, void *context),
-		   void *context, struct ib_sa_query **query)
-{
-	return -EOPNOTSUPP;
-}
+/*
+ * Ask the SA of @port_num for the path(s) matching @rec/@comp_mask. The
+ * callback runs once, in process context, with status 0 and the path(s),
+ * or a negative errno: -ETIMEDOUT after @timeout_ms without an answer,
+ * -EINTR when cancelled (no path then), -EINVAL for an SA error status (the
+ * answer's record is passed all the same). Returns the
+ * query id (>= 0; *@query is set for ib_sa_cancel_query) or a negative
+ * errno (no callback then), e.g. -ENODEV on a port without an SA.
+ */
+int ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
+		       u32 port_num, struct sa_path_rec *rec,
+		       ib_sa_comp_mask comp_mask, unsigned long timeout_ms,
+		       gfp_t gfp_mask,
+		       void (*callback)(int status, struct sa_path_rec *resp,
+					int num_prs, void *context),
+		       void *context, struct ib_sa_query **query);
 
+/* One joiner's membership, returned by ib_sa_join_multicast(). */
 struct ib_sa_multicast {
 	struct ib_sa_mcmember_rec	rec;
 	ib_sa_comp_mask			comp_mask;
@@ -354,36 +487,70 @@ struct ib_sa_multicast {
 	void				*context;
 };
 
-static inline struct ib_sa_multicast *
-ib_sa_join_multicast(struct ib_sa_client *client, struct ib_device *device,
-		     u32 port_num, struct ib_sa_mcmember_rec *rec,
-		     ib_sa_comp_mask comp_mask, gfp_t gfp_mask,
-		     int (*callback)(int status,
-				     struct ib_sa_multicast *multicast),
-		     void *context)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static inline void ib_sa_free_multicast(struct ib_sa_multicast *multicast)
-{
-}
-
-static inline int ib_sa_get_mcmember_rec(struct ib_device *device,
-					 u32 port_num, union ib_gid *mgid,
-					 struct ib_sa_mcmember_rec *rec)
-{
-	return -EOPNOTSUPP;
-}
+/*
+ * Join the group @rec->mgid on @port_num. The SA sees one membership per
+ * group and port, shared by every joiner. @callback runs in process
+ * context with status 0 and the group's record in multicast->rec once the
+ * membership holds, or with an error: -ETIMEDOUT, -EINVAL (the SA refused,
+ * or the record does not fit the existing group), -EIO (the send failed),
+ * -ENETRESET (the membership was lost after a port event: join again).
+ * A non-zero return from the callback frees the membership as
+ * ib_sa_free_multicast() would. Returns ERR_PTR on immediate failure.
+ */
+struct ib_sa_multicast *ib_sa_join_multicast(struct ib_sa_client *client,
+					     struct ib_device *device,
+					     u32 port_num,
+					     struct ib_sa_mcmember_rec *rec,
+					     ib_sa_comp_mask comp_mask,
+					     gfp_t gfp_mask,
+					     int (*callback)(int status,
+						struct ib_sa_multicast *multicast),
+					     void *context);
 
 /*
- * Build an address handle attribute from a path.  Implemented (and
- * exported) by ib_cm.ko in this stack; RoCE paths need sgid_attr and
- * rec->roce.dmac.
+ * Drop one joiner; the SA membership is left with the last one. Waits
+ * until the callback is not running and will not run again, so it must not
+ * be called from that callback.
+ */
+void ib_sa_free_multicast(struct ib_sa_multicast *multicast);
+
+/* The record of a group joined on this port (-ENOENT if none is). */
+int ib_sa_get_mcmember_rec(struct ib_device *device, u32 port_num,
+			   union ib_gid *mgid, struct ib_sa_mcmember_rec *rec);
+
+/* Address handle attributes for sending to a group from its record. */
+int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
+			     struct ib_sa_mcmember_rec *rec,
+			     struct net_device *ndev,
+			     enum ib_gid_type gid_type,
+			     struct rdma_ah_attr *ah_attr);
+
+/*
+ * Address handle attributes for a path. RoCE paths need @sgid_attr (or a
+ * GID of the path's type equal to rec->sgid) and rec->roce.dmac.
  */
 int ib_init_ah_attr_from_path(struct ib_device *device, u32 port_num,
 			      struct sa_path_rec *rec,
 			      struct rdma_ah_attr *ah_attr,
 			      const struct ib_gid_attr *sgid_attr);
+
+/* A PathRecord between host form and its 64-byte wire form. */
+void ib_sa_pack_path(struct sa_path_rec *rec, void *attribute);
+void ib_sa_unpack_path(void *attribute, struct sa_path_rec *rec);
+
+/*
+ * Get (IB_MGMT_METHOD_GET), set (IB_MGMT_METHOD_SET) or delete
+ * (IB_SA_METHOD_DELETE) a GuidInfoRecord. Callback and return value as for
+ * ib_sa_path_rec_get(); @resp is NULL on error.
+ */
+int ib_sa_guid_info_rec_query(struct ib_sa_client *client,
+			      struct ib_device *device, u32 port_num,
+			      struct ib_sa_guidinfo_rec *rec,
+			      ib_sa_comp_mask comp_mask, u8 method,
+			      unsigned long timeout_ms, gfp_t gfp_mask,
+			      void (*callback)(int status,
+					       struct ib_sa_guidinfo_rec *resp,
+					       void *context),
+			      void *context, struct ib_sa_query **sa_query);
 
 #endif /* IB_SA_H */

@@ -17,15 +17,7 @@ import struct
 import sys
 
 import vmcheck
-from vmcheck import bad, ok
-
-
-
-def expect(msg, got, want):
-    if got == want:
-        ok(msg)
-    else:
-        bad("%s: got %r, want %r" % (msg, got, want))
+from vmcheck import bad, expect, ok
 
 
 def write(fd, buf):

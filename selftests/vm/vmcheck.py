@@ -12,3 +12,10 @@ def bad(msg):
     global fails
     fails += 1
     print("FAIL: " + msg)
+
+
+def expect(msg, got, want):
+    if got == want:
+        ok(msg)
+    else:
+        bad("%s: got %r, want %r" % (msg, got, want))
