@@ -24,6 +24,7 @@ KVER=${2:-}
 sign_like_ours() { # KDIR DIR
 	tail -c 28 drivers/core/ib_core.ko 2>/dev/null | grep -q 'Module signature appended' ||
 		return 0
+	# shellcheck disable=SC2034 # framework.conf paths may use $kernelver
 	kernelver=$KVER
 	mok_signing_key=/var/lib/dkms/mok.key mok_certificate=/var/lib/dkms/mok.pub sign_file=""
 	for f in /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; do

@@ -60,6 +60,7 @@ done
 
 vm "$top/scripts/vm/run.sh" --kver "$KVER" --modules-dir "$updates" --cmd '
 	set -e
+	. $RDMA_KMOD_SRC/selftests/lib.sh
 	for m in ib_core ib_uverbs rdma_rxe '"$(echo $built)"'; do modinfo -n $m; done
 	modprobe rdma_rxe
 	cmp $(modinfo -n ib_core) /mnt/out/modules/ib_core.ko
@@ -75,7 +76,7 @@ vm "$top/scripts/vm/run.sh" --kver "$KVER" --modules-dir "$updates" --cmd '
 		file=$(modinfo -n $m)
 		case $file in */updates/*) ;; *) echo "FAIL: $m resolves to $file"; exit 1 ;; esac
 		cmp $file /mnt/out/modules/$m.ko
-		[ "$(cat /sys/module/$mod/srcversion)" = "$(modinfo -F srcversion $m)" ]
+		is_build $m $file || { echo "FAIL: the loaded $m is not $file"; exit 1; }
 		[ -e /sys/module/ib_core/holders/$mod ] || { echo "FAIL: $m does not use ib_core"; exit 1; }
 		echo "ok: $m loaded from $file on our ib_core"
 	done
