@@ -72,15 +72,17 @@ vm "$top/scripts/vm/run.sh" --kver "$KVER" --modules-dir "$updates" --cmd '
 	# A rebuilt consumer comes from updates/ and runs on our ib_core.
 	for m in '"$(echo $built)"'; do
 		modprobe $m
-		mod=$(echo $m | tr - _)
 		file=$(modinfo -n $m)
 		case $file in */updates/*) ;; *) echo "FAIL: $m resolves to $file"; exit 1 ;; esac
 		cmp $file /mnt/out/modules/$m.ko
 		is_build $m $file || { echo "FAIL: the loaded $m is not $file"; exit 1; }
-		[ -e /sys/module/ib_core/holders/$mod ] || { echo "FAIL: $m does not use ib_core"; exit 1; }
+		# On our ib_core itself or through another consumer (smc_diag: smc).
+		modprobe --show-depends $m | grep -q "/updates/ib_core.ko" ||
+			{ echo "FAIL: $m does not use our ib_core"; exit 1; }
 		echo "ok: $m loaded from $file on our ib_core"
 	done
-	for m in '"$(echo $built)"'; do modprobe -r $m; done'
+	# Users first: the list has a module after those it links to.
+	for m in $(echo '"$(echo $built)"' | tr " " "\n" | tac); do modprobe -r $m; done'
 
 # dkms remove: ours, the rebuilt consumers and the block file go.
 dkms remove "${opts[@]}" "rdma-kmod/$ver" --all
