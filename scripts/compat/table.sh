@@ -5,8 +5,8 @@
 # README's status, made from what decides them: the in-tree modules of KVER
 # that use the RDMA core (modules.dep), ours (obj-m of our Kbuild files),
 # scripts/compat/consumers.txt, the rebuild's status.txt, and the VM tests
-# that exercise a rebuilt consumer (a line "# compat-tested: NAME..." in
-# selftests/vm/*.sh).
+# that run a rebuilt consumer (those calling lib.sh's need_module NAME...;
+# selftests/vm/PENDING marks the ones not passing yet).
 #   table.sh [--kver KVER] [--status FILE]           print both
 #   table.sh [--kver KVER] [--status FILE] --write   put them in the files
 #   table.sh [--kver KVER] [--status FILE] --check   exit 1 if the files differ
@@ -39,20 +39,27 @@ stock=$(grep -E '(ib_core|rdma_cm|ib_uverbs)\.ko' "$dep" | cut -d: -f1 |
 ours=" $(cd "$top" && find drivers ulp -name Kbuild 2>/dev/null | xargs grep -h '^obj-m' |
 	sed 's/^[^=]*=//' | tr ' \t' '\n\n' | sed -n 's/\.o$//p' | norm | sort -u | tr '\n' ' ')"
 listed=" $(sed -e 's/#.*//' "$top/scripts/compat/consumers.txt" | awk 'NF { print $1 }' | norm | tr '\n' ' ')"
-tested=$(cd "$top" && grep -H '^# compat-tested:' selftests/vm/*.sh 2>/dev/null |
-	sed 's/:# compat-tested://' | awk '{ for (i = 2; i <= NF; i++) { n = $i; gsub("-", "_", n); print n, $1 } }')
+# "name test" per module a test needs; "test (pending)" when PENDING lists it.
+tested=$(cd "$top/selftests/vm" && grep -H 'need_module ' ./*.sh 2>/dev/null |
+	sed 's,^\./\([^:]*\)\.sh:.*need_module ,\1 ,; s/[)|;&].*//' |
+	awk -v pending="$(sed -e 's/#.*//' PENDING 2>/dev/null | awk 'NF { print $1 }')" '
+		BEGIN { split(pending, p, "\n"); for (i in p) pend[p[i]] = 1 }
+		{ t = $1 (($1 in pend) ? " (pending)" : "")
+		  for (i = 2; i <= NF; i++) { n = $i; gsub("-", "_", n); print n, t } }' | sort -u)
 
-# state NAME: "STATE|DETAIL"
+# state NAME PATH: "STATE|DETAIL"
 state() {
-	local n=$1 s r t
+	local n=$1 s r t load=compat_load
 	case "$ours" in *" $n "*) echo "ours|built by our Kbuild"; return ;; esac
 	case "$listed" in *" $n "*) ;; *) echo "blocked|not in scripts/compat/consumers.txt"; return ;; esac
 	s=$(awk -F'\t' -v m="$n" '{ x = $1; gsub("-", "_", x) } x == m { print $2 "|" $3; exit }' "$status")
 	case "$s" in
 	built\|*)
-		t=$(echo "$tested" | awk -v m="$n" '$1 == m { print $2 }' | tr '\n' ' ' | sed 's/ $//; s/ /, /g')
-		if [ -n "$t" ]; then echo "rebuilt, tested|$t"
-		else echo "rebuilt, load-only|loaded on our core by selftests/host/dkms.sh and deb.sh"; fi ;;
+		t=$(echo "$tested" | awk -v m="$n" '$1 == m { $1 = ""; sub(/^ /, ""); print }' |
+			paste -sd, - | sed 's/,/, /g')
+		case "$2" in */infiniband/hw/*|*/infiniband/sw/rdmavt/*) load=compat_hw_load ;; esac
+		if [ -n "$t" ]; then echo "rebuilt, tested|VM tests: $t"
+		else echo "rebuilt, load-only|loaded and unloaded on our core: $load, host/dkms.sh, host/deb.sh"; fi ;;
 	blocked\|*)
 		# "does not build ... (N errors; first: FILE:L:C: error: MSG)": MSG
 		# is enough here. Which error comes first varies with the order
@@ -68,7 +75,7 @@ table() {
 	echo "| module | in-tree file | state | detail |"
 	echo "|---|---|---|---|"
 	echo "$stock" | while read -r n path; do
-		s=$(state "$n")
+		s=$(state "$n" "$path")
 		echo "| \`$n\` | \`${path#kernel/}\` | ${s%%|*} | ${s#*|} |"
 	done
 }
