@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(KDIR) M=$(PWD) W=$(W) RDMA_KMOD_WERROR=$(WERROR) -j$(JOBS)
 
 .PHONY: all modules install uninstall clean setup check check-host check-vm demo \
-	tools vm-shell dkms-check bench compat help
+	tools vm-shell dkms-check bench compat deb help
 
 all: modules
 
@@ -25,11 +25,16 @@ modules:
 compat: modules
 	scripts/compat/build.sh --kver $(KVER)
 
+# Ours and the consumers that rebuild (make compat) into /lib/modules/KVER/updates/.
 install: modules
 	scripts/install-modules.sh --kver $(KVER) --src $(PWD)
 
 uninstall:
 	scripts/install-modules.sh --kver $(KVER) --uninstall
+
+# The Debian package rdma-kmod-dkms (DKMS source; build/rdma-kmod-dkms_VERSION_all.deb).
+deb:
+	scripts/deb/build.sh
 
 clean:
 	-$(KMAKE) clean

@@ -13,6 +13,7 @@ export DEBIAN_FRONTEND=noninteractive
 # the test-only upstream siw peer
 # (scripts/peer/upstream-siw.sh); iperf3: raw TCP next to siw in make bench;
 # nvme-cli, fio: the NVMe over Fabrics selftests.
+# make deb and its test need only dpkg-deb, apt and unshare (always there).
 PKGS="build-essential kmod bc linux-headers-amd64 qemu-system-x86 busybox-static
  libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev googletest libgtest-dev cmake pkg-config dkms
  rdma-core ibverbs-utils ibverbs-providers rdmacm-utils infiniband-diags perftest qperf

@@ -283,3 +283,13 @@ from_updates() {
 	case "$(modinfo -n "$1" 2>/dev/null)" in */updates/*) return 0 ;; esac
 	return 1
 }
+
+# is_build MODULE FILE: the loaded MODULE was built as FILE: the GNU build
+# id in its sysfs notes ends the note (Debian's kernel gives modules without
+# MODULE_VERSION no srcversion to compare).
+is_build() {
+	_id=$(readelf -n "$2" 2>/dev/null | sed -n 's/.*Build ID: //p')
+	_note=$(od -An -tx1 -v "/sys/module/$(echo "$1" | tr - _)/notes/.note.gnu.build-id" 2>/dev/null |
+		tr -d ' \n')
+	[ -n "$_id" ] && [ "${_note%"$_id"}" != "$_note" ]
+}

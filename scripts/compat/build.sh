@@ -6,7 +6,7 @@
 # load on our ib_core. The upstream source is read from the installed package
 # at build time, into OUT/src (never into the repository).
 #
-#   build.sh [--kver KVER] [--out DIR] [--top DIR] [--only NAME]... [--force]
+#   build.sh [--kver KVER] [--kdir DIR] [--out DIR] [--top DIR] [--only NAME]... [--force]
 #
 # OUT (default build/compat/KVER) gets:
 #   modules/NAME.ko    every consumer that built and links only to what we export
@@ -20,21 +20,22 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-KVER="" out="" only="" force=0
+KVER="" kdir="" out="" only="" force=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) KVER=$2; shift ;;
+	--kdir) kdir=$2; shift ;;
 	--out) out=$2; shift ;;
 	--top) top=$(cd "$2" && pwd); shift ;;
 	--only) only="$only $2"; shift ;;
 	--force) force=1 ;;
-	*) echo "usage: $0 [--kver KVER] [--out DIR] [--top DIR] [--only NAME]... [--force]" >&2
+	*) echo "usage: $0 [--kver KVER] [--kdir DIR] [--out DIR] [--top DIR] [--only NAME]... [--force]" >&2
 	   exit 2 ;;
 	esac
 	shift
 done
 [ -n "$KVER" ] || KVER=$("$top/scripts/kver.sh")
-kdir=$("$top/scripts/kver.sh" --kdir "$KVER")
+[ -n "$kdir" ] || kdir=$("$top/scripts/kver.sh" --kdir "$KVER")
 [ -n "$out" ] || out=$top/build/compat/$KVER
 tarball=${RDMA_KMOD_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 list=$here/consumers.txt
