@@ -2870,10 +2870,12 @@ static inline u32 rdma_core_cap(const struct ib_device *device, u32 port)
 	return device->port_data[port].immutable.core_cap_flags;
 }
 
+/* RoCE ports always need a GRH, as ports that say so. */
 static inline bool rdma_is_grh_required(const struct ib_device *device,
 					u32 port_num)
 {
-	return rdma_core_cap(device, port_num) & RDMA_CORE_CAP_IB_GRH_REQUIRED;
+	return rdma_core_cap(device, port_num) &
+	       RDMA_CORE_PORT_IB_GRH_REQUIRED;
 }
 
 static inline bool rdma_protocol_ib(const struct ib_device *device,
