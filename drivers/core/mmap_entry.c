@@ -19,15 +19,40 @@
 /* Serializes the search for a free offset range. */
 static DEFINE_MUTEX(rdma_mmap_insert_lock);
 
+/*
+ * The first start >= from of npages free offsets ending at most at max;
+ * -ENOMEM if there is none. Caller holds rdma_mmap_insert_lock.
+ */
+static int rdma_mmap_find_range(struct xarray *xa, unsigned long from,
+				size_t npages, unsigned long max,
+				unsigned long *start)
+{
+	unsigned long first = from, last, busy;
+
+	for (;;) {
+		if (check_add_overflow(first, npages - 1, &last) || last > max)
+			return -ENOMEM;
+		busy = first;
+		if (!xa_find(xa, &busy, last, XA_PRESENT)) {
+			*start = first;
+			return 0;
+		}
+		/* Taken at busy: the range can only begin after it. */
+		if (busy == ULONG_MAX)
+			return -ENOMEM;
+		first = busy + 1;
+	}
+}
+
 int rdma_user_mmap_entry_insert_range(struct ib_ucontext *ucontext,
 				      struct rdma_user_mmap_entry *entry,
 				      size_t length, u32 min_pgoff,
 				      u32 max_pgoff)
 {
 	struct xarray *xa = &ucontext->mmap_xa;
-	unsigned long start = min_pgoff, idx, last, i;
 	size_t npages = DIV_ROUND_UP(length, PAGE_SIZE);
-	int ret = 0;
+	unsigned long first, stored = 0;
+	int ret;
 
 	if (!npages || min_pgoff > max_pgoff)
 		return -EINVAL;
@@ -37,33 +62,17 @@ int rdma_user_mmap_entry_insert_range(struct ib_ucontext *ucontext,
 	entry->npages = npages;
 
 	mutex_lock(&rdma_mmap_insert_lock);
-	for (;;) {
-		last = start + npages - 1;
-		if (last < start || last > max_pgoff) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		idx = start;
-		if (!xa_find(xa, &idx, last, XA_PRESENT))
-			break;
-		/* Taken: try just past the entry found. */
-		start = idx + 1;
-		if (!start)
-			goto nomem;
+	ret = rdma_mmap_find_range(xa, min_pgoff, npages, max_pgoff, &first);
+	while (!ret && stored < npages) {
+		ret = xa_err(xa_store(xa, first + stored, entry, GFP_KERNEL));
+		if (!ret)
+			stored++;
 	}
-	for (i = start; i <= last; i++) {
-		ret = xa_err(xa_store(xa, i, entry, GFP_KERNEL));
-		if (ret) {
-			while (i-- > start)
-				xa_erase(xa, i);
-			goto out;
-		}
-	}
-	entry->start_pgoff = start;
-	goto out;
-nomem:
-	ret = -ENOMEM;
-out:
+	/* A failure gives back what this range got. */
+	while (ret && stored)
+		xa_erase(xa, first + --stored);
+	if (!ret)
+		entry->start_pgoff = first;
 	mutex_unlock(&rdma_mmap_insert_lock);
 	return ret;
 }
@@ -78,69 +87,73 @@ int rdma_user_mmap_entry_insert(struct ib_ucontext *ucontext,
 }
 EXPORT_SYMBOL(rdma_user_mmap_entry_insert);
 
-/* The entry starting at pgoff, with a reference; NULL if none. */
 struct rdma_user_mmap_entry *
 rdma_user_mmap_entry_get_pgoff(struct ib_ucontext *ucontext,
 			       unsigned long pgoff)
 {
-	struct rdma_user_mmap_entry *entry;
+	struct rdma_user_mmap_entry *found = NULL, *me;
 
-	if (pgoff > U32_MAX)
-		return NULL;
-	xa_lock(&ucontext->mmap_xa);
-	entry = xa_load(&ucontext->mmap_xa, pgoff);
-	if (entry && (entry->start_pgoff != pgoff || entry->driver_removed ||
-		      !kref_get_unless_zero(&entry->ref)))
-		entry = NULL;
-	xa_unlock(&ucontext->mmap_xa);
-	return entry;
+	/* Entries live at 32-bit offsets; and only by their first page. */
+	if (pgoff <= U32_MAX) {
+		xa_lock(&ucontext->mmap_xa);
+		me = xa_load(&ucontext->mmap_xa, pgoff);
+		if (me && me->start_pgoff == pgoff && !me->driver_removed &&
+		    kref_get_unless_zero(&me->ref))
+			found = me;
+		xa_unlock(&ucontext->mmap_xa);
+	}
+	return found;
 }
 EXPORT_SYMBOL(rdma_user_mmap_entry_get_pgoff);
 
-/* The entry a mapping asks for: its offset, and exactly its length. */
+/* The entry a shared mapping asks for, if the mapping has its length. */
 struct rdma_user_mmap_entry *
 rdma_user_mmap_entry_get(struct ib_ucontext *ucontext,
 			 struct vm_area_struct *vma)
 {
-	struct rdma_user_mmap_entry *entry;
+	struct rdma_user_mmap_entry *me = NULL;
 
-	if (!(vma->vm_flags & VM_SHARED))
-		return NULL;
-	entry = rdma_user_mmap_entry_get_pgoff(ucontext, vma->vm_pgoff);
-	if (entry && entry->npages != vma_pages(vma)) {
-		rdma_user_mmap_entry_put(entry);
-		return NULL;
+	if (vma->vm_flags & VM_SHARED)
+		me = rdma_user_mmap_entry_get_pgoff(ucontext, vma->vm_pgoff);
+	if (me && me->npages != vma_pages(vma)) {
+		rdma_user_mmap_entry_put(me);
+		me = NULL;
 	}
-	return entry;
+	return me;
 }
 EXPORT_SYMBOL(rdma_user_mmap_entry_get);
 
-static void rdma_user_mmap_entry_free(struct kref *kref)
+/* The last reference: the offsets are free again, the driver's memory too. */
+static void rdma_mmap_entry_last_put(struct kref *kref)
 {
-	struct rdma_user_mmap_entry *entry =
+	struct rdma_user_mmap_entry *me =
 		container_of(kref, struct rdma_user_mmap_entry, ref);
-	struct ib_ucontext *ucontext = entry->ucontext;
-	unsigned long i;
+	struct ib_ucontext *uctx = me->ucontext;
+	unsigned long off = me->start_pgoff + me->npages;
 
-	for (i = 0; i < entry->npages; i++)
-		xa_erase(&ucontext->mmap_xa, entry->start_pgoff + i);
-	if (ucontext->device->ops.mmap_free)
-		ucontext->device->ops.mmap_free(entry);
+	while (off-- > me->start_pgoff)
+		xa_erase(&uctx->mmap_xa, off);
+	if (uctx->device->ops.mmap_free)
+		uctx->device->ops.mmap_free(me);
 }
 
 void rdma_user_mmap_entry_put(struct rdma_user_mmap_entry *entry)
 {
-	kref_put(&entry->ref, rdma_user_mmap_entry_free);
+	kref_put(&entry->ref, rdma_mmap_entry_last_put);
 }
 EXPORT_SYMBOL(rdma_user_mmap_entry_put);
 
+/* The driver is done with it: no new lookup finds it, mappings keep it. */
 void rdma_user_mmap_entry_remove(struct rdma_user_mmap_entry *entry)
 {
+	struct xarray *xa;
+
 	if (!entry)
 		return;
-	xa_lock(&entry->ucontext->mmap_xa);
+	xa = &entry->ucontext->mmap_xa;
+	xa_lock(xa);
 	entry->driver_removed = true;
-	xa_unlock(&entry->ucontext->mmap_xa);
+	xa_unlock(xa);
 	rdma_user_mmap_entry_put(entry);
 }
 EXPORT_SYMBOL(rdma_user_mmap_entry_remove);
@@ -199,10 +212,12 @@ int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
 	struct rdma_umap *priv;
 	int ret;
 
-	if (vma->vm_end - vma->vm_start != size)
-		return -EINVAL;
-	/* Device memory is shared by nature; a private copy makes no sense. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * The whole mapping, shared: device memory has no private copy to
+	 * give.
+	 */
+	if (vma->vm_end - vma->vm_start != size ||
+	    !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 
 	priv = kzalloc(sizeof(*priv), GFP_KERNEL);

@@ -134,6 +134,28 @@ struct uapi_write {
 	.write.resp_size = UAPI_WRITE_SIZE(_resp_end),			\
 	.write.has_resp = 1, .write.has_udata = 1
 
+/*
+ * Shorthands for the core's own method declarations (uverbs_std_*.c): one
+ * attribute per line. _req is UA_MANDATORY or UA_OPTIONAL.
+ */
+#define UVA_IN(_id, _type, _req)					\
+	UVERBS_ATTR_PTR_IN(_id, UVERBS_ATTR_TYPE(_type), _req)
+#define UVA_OUT(_id, _type, _req)					\
+	UVERBS_ATTR_PTR_OUT(_id, UVERBS_ATTR_TYPE(_type), _req)
+#define UVA_OUT_ANY(_id, _min, _req)					\
+	UVERBS_ATTR_PTR_OUT(_id, UVERBS_ATTR_MIN_SIZE(_min), _req)
+#define UVA_CONST(_id, _type, _req)					\
+	UVERBS_ATTR_CONST_IN(_id, _type, _req)
+#define UVA_FLAGS(_id, _type, _req)					\
+	UVERBS_ATTR_FLAGS_IN(_id, _type, _req)
+#define UVA_IDR(_id, _object, _access, _req)				\
+	UVERBS_ATTR_IDR(_id, UVERBS_OBJECT_##_object,			\
+			UVERBS_ACCESS_##_access, _req)
+/* The async event file a new object's events go to. */
+#define UVA_EVENT_FD(_id)						\
+	UVERBS_ATTR_FD(_id, UVERBS_OBJECT_ASYNC_EVENT,			\
+		       UVERBS_ACCESS_READ, UA_OPTIONAL)
+
 struct uverbs_api *uverbs_build_api(struct ib_device *ibdev);
 void uverbs_free_api(struct uverbs_api *api);
 const struct uverbs_api_object *uapi_get_object(struct uverbs_api *api,
@@ -284,6 +306,17 @@ void *uverbs_get_obj(struct uverbs_attr_bundle *attrs, u16 object_id,
 /* Looks up, destroys and returns the uobject (to read counters, then put). */
 struct ib_uobject *uverbs_destroy_by_handle(struct uverbs_attr_bundle *attrs,
 					    u16 object_id, u32 handle);
+/*
+ * write(): copies the core request (len bytes) into cmd and looks up for
+ * READ the object of object_id whose u32 handle is at handle_off in it;
+ * *uobj to put with uobj_put_read(). uverbs_cmd_obj() names the member.
+ */
+void *uverbs_cmd_get_obj(struct uverbs_attr_bundle *attrs, void *cmd,
+			 size_t len, size_t handle_off, u16 object_id,
+			 struct ib_uobject **uobj);
+#define uverbs_cmd_obj(_attrs, _cmd, _member, _object_id, _uobj)	\
+	uverbs_cmd_get_obj(_attrs, &(_cmd), sizeof(_cmd),		\
+			   offsetof(typeof(_cmd), _member), _object_id, _uobj)
 /* A new uobject of object_id for a write() handler. */
 struct ib_uobject *uverbs_alloc_uobj(struct uverbs_attr_bundle *attrs,
 				     u16 object_id);

@@ -106,16 +106,12 @@ static int uverbs_create_ah(struct uverbs_attr_bundle *attrs)
 	struct ib_pd *pd;
 	int ret;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	if (!rdma_is_port_valid(attrs->context->device, cmd.attr.port_num))
-		return -EINVAL;
-
-	pd = uverbs_get_obj(attrs, UVERBS_OBJECT_PD, cmd.pd_handle, &pd_uobj);
+	pd = uverbs_cmd_obj(attrs, cmd, pd_handle, UVERBS_OBJECT_PD, &pd_uobj);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
-	uobj = uobj_alloc(UVERBS_OBJECT_AH, attrs, &ib_dev);
+	uobj = ERR_PTR(-EINVAL);
+	if (rdma_is_port_valid(pd->device, cmd.attr.port_num))
+		uobj = uobj_alloc(UVERBS_OBJECT_AH, attrs, &ib_dev);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
 		goto out_pd;
@@ -146,8 +142,7 @@ static int uverbs_destroy_ah(struct uverbs_attr_bundle *attrs)
 
 DECLARE_UVERBS_NAMED_METHOD_DESTROY(
 	UVERBS_METHOD_AH_DESTROY,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_DESTROY_AH_HANDLE, UVERBS_OBJECT_AH,
-			UVERBS_ACCESS_DESTROY, UA_MANDATORY));
+	UVA_IDR(UVERBS_ATTR_DESTROY_AH_HANDLE, AH, DESTROY, UA_MANDATORY));
 
 DECLARE_UVERBS_NAMED_OBJECT(UVERBS_OBJECT_AH,
 			    UVERBS_TYPE_ALLOC_IDR(uverbs_free_ah),

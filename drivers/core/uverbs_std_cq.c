@@ -277,26 +277,17 @@ static int uverbs_resize_cq(struct uverbs_attr_bundle *attrs)
 	struct ib_uverbs_resize_cq cmd;
 	struct ib_uobject *uobj;
 	struct ib_cq *cq;
-	int ret;
+	int ret = -EINVAL;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	cq = uverbs_get_obj(attrs, UVERBS_OBJECT_CQ, cmd.cq_handle, &uobj);
+	cq = uverbs_cmd_obj(attrs, cmd, cq_handle, UVERBS_OBJECT_CQ, &uobj);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
-	if (!cmd.cqe) {
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = cq->device->ops.resize_cq(cq, cmd.cqe, &attrs->driver_udata);
-	if (ret)
-		goto out;
+	if (cmd.cqe)
+		ret = cq->device->ops.resize_cq(cq, cmd.cqe,
+						&attrs->driver_udata);
 	resp.cqe = cq->cqe;
-	ret = uverbs_response(attrs, &resp, sizeof(resp));
-out:
 	uobj_put_read(uobj);
-	return ret;
+	return ret ? ret : uverbs_response(attrs, &resp, sizeof(resp));
 }
 
 static int uverbs_req_notify_cq(struct uverbs_attr_bundle *attrs)
@@ -306,10 +297,7 @@ static int uverbs_req_notify_cq(struct uverbs_attr_bundle *attrs)
 	struct ib_cq *cq;
 	int ret;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	cq = uverbs_get_obj(attrs, UVERBS_OBJECT_CQ, cmd.cq_handle, &uobj);
+	cq = uverbs_cmd_obj(attrs, cmd, cq_handle, UVERBS_OBJECT_CQ, &uobj);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	/* A positive value only reports missed events, not asked for here. */
@@ -355,10 +343,7 @@ static int uverbs_poll_cq(struct uverbs_attr_bundle *attrs)
 	u32 ne;
 	int ret;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	cq = uverbs_get_obj(attrs, UVERBS_OBJECT_CQ, cmd.cq_handle, &uobj);
+	cq = uverbs_cmd_obj(attrs, cmd, cq_handle, UVERBS_OBJECT_CQ, &uobj);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	ret = -EOPNOTSUPP;
@@ -388,39 +373,30 @@ out:
 
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_CQ_CREATE,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_CREATE_CQ_HANDLE, UVERBS_OBJECT_CQ,
-			UVERBS_ACCESS_NEW, UA_MANDATORY),
-	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_CREATE_CQ_CQE, UVERBS_ATTR_TYPE(u32),
-			   UA_MANDATORY),
-	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_CREATE_CQ_USER_HANDLE,
-			   UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
+	UVA_IDR(UVERBS_ATTR_CREATE_CQ_HANDLE, CQ, NEW, UA_MANDATORY),
+	UVA_IN(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, u64, UA_MANDATORY),
+	UVA_IN(UVERBS_ATTR_CREATE_CQ_CQE, u32, UA_MANDATORY),
+	UVA_IN(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, u32, UA_MANDATORY),
+	UVA_FLAGS(UVERBS_ATTR_CREATE_CQ_FLAGS,
+		  enum ib_uverbs_ex_create_cq_flags, UA_OPTIONAL),
 	UVERBS_ATTR_FD(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL,
 		       UVERBS_OBJECT_COMP_CHANNEL, UVERBS_ACCESS_READ,
 		       UA_OPTIONAL),
-	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR,
-			   UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
-	UVERBS_ATTR_FLAGS_IN(UVERBS_ATTR_CREATE_CQ_FLAGS,
-			     enum ib_uverbs_ex_create_cq_flags),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_CREATE_CQ_RESP_CQE,
-			    UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
-	UVERBS_ATTR_FD(UVERBS_ATTR_CREATE_CQ_EVENT_FD,
-		       UVERBS_OBJECT_ASYNC_EVENT, UVERBS_ACCESS_READ,
-		       UA_OPTIONAL),
+	UVA_EVENT_FD(UVERBS_ATTR_CREATE_CQ_EVENT_FD),
+	UVA_OUT(UVERBS_ATTR_CREATE_CQ_RESP_CQE, u32, UA_MANDATORY),
 	UVERBS_ATTR_UHW());
 
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_CQ_DESTROY,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_DESTROY_CQ_HANDLE, UVERBS_OBJECT_CQ,
-			UVERBS_ACCESS_DESTROY, UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_DESTROY_CQ_RESP,
-			    UVERBS_ATTR_TYPE(struct ib_uverbs_destroy_cq_resp),
-			    UA_MANDATORY));
+	UVA_OUT(UVERBS_ATTR_DESTROY_CQ_RESP, struct ib_uverbs_destroy_cq_resp,
+		UA_MANDATORY),
+	UVA_IDR(UVERBS_ATTR_DESTROY_CQ_HANDLE, CQ, DESTROY, UA_MANDATORY));
 
 DECLARE_UVERBS_NAMED_OBJECT(
 	UVERBS_OBJECT_CQ,
 	UVERBS_TYPE_ALLOC_IDR_SZ(sizeof(struct ib_ucq_object), uverbs_free_cq),
-	&UVERBS_METHOD(UVERBS_METHOD_CQ_CREATE),
-	&UVERBS_METHOD(UVERBS_METHOD_CQ_DESTROY));
+	&UVERBS_METHOD(UVERBS_METHOD_CQ_DESTROY),
+	&UVERBS_METHOD(UVERBS_METHOD_CQ_CREATE));
 
 const struct uapi_definition uverbs_def_cq[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(UVERBS_OBJECT_CQ,

@@ -10,26 +10,22 @@
 
 #include "uverbs.h"
 
+/* A completion channel: an fd object whose file reads completion events. */
 static int uverbs_create_comp_channel(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uverbs_create_comp_channel_resp resp = {};
 	struct ib_uverbs_create_comp_channel cmd;
-	struct ib_uverbs_completion_event_file *ev_file;
 	struct ib_uobject *uobj;
-	struct ib_device *ib_dev;
-	int ret;
+	int ret = uverbs_request(attrs, &cmd, sizeof(cmd));
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	uobj = uobj_alloc(UVERBS_OBJECT_COMP_CHANNEL, attrs, &ib_dev);
+	uobj = ret ? ERR_PTR(ret) :
+	       uverbs_alloc_uobj(attrs, UVERBS_OBJECT_COMP_CHANNEL);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	ev_file = container_of(uobj, struct ib_uverbs_completion_event_file,
-			       uobj);
-	ib_uverbs_init_event_queue(&ev_file->ev_queue);
+	ib_uverbs_init_event_queue(&container_of(uobj,
+		struct ib_uverbs_completion_event_file, uobj)->ev_queue);
+	/* The fd is installed once the answer is out. */
 	uobj_finalize_uobj_create(uobj, attrs);
-
 	resp.fd = uobj->id;
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }
@@ -56,26 +52,27 @@ static int UVERBS_HANDLER(UVERBS_METHOD_ASYNC_EVENT_ALLOC)(
 	return 0;
 }
 
-DECLARE_UVERBS_NAMED_METHOD(
-	UVERBS_METHOD_ASYNC_EVENT_ALLOC,
-	UVERBS_ATTR_FD(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE,
-		       UVERBS_OBJECT_ASYNC_EVENT, UVERBS_ACCESS_NEW,
-		       UA_MANDATORY));
+/* One attribute: the new file, whose fd comes back in it. */
+DECLARE_UVERBS_NAMED_METHOD(UVERBS_METHOD_ASYNC_EVENT_ALLOC,
+			    UVERBS_ATTR_FD(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE,
+					   UVERBS_OBJECT_ASYNC_EVENT,
+					   UVERBS_ACCESS_NEW, UA_MANDATORY));
 
-DECLARE_UVERBS_NAMED_OBJECT(
-	UVERBS_OBJECT_ASYNC_EVENT,
-	UVERBS_TYPE_ALLOC_FD(sizeof(struct ib_uverbs_async_event_file),
-			     ib_uverbs_free_async_event_file,
-			     &uverbs_async_event_fops, "[infinibandevent]",
-			     O_RDONLY),
-	&UVERBS_METHOD(UVERBS_METHOD_ASYNC_EVENT_ALLOC));
+/* Both files answer to the name the stock kernel gives them. */
+#define UVERBS_EVENT_FILE_TYPE(_struct, _free, _fops)			\
+	UVERBS_TYPE_ALLOC_FD(sizeof(struct _struct), _free, _fops,	\
+			     "[infinibandevent]", O_RDONLY)
 
-DECLARE_UVERBS_NAMED_OBJECT(
-	UVERBS_OBJECT_COMP_CHANNEL,
-	UVERBS_TYPE_ALLOC_FD(sizeof(struct ib_uverbs_completion_event_file),
-			     ib_uverbs_free_comp_event_file,
-			     &uverbs_comp_event_fops, "[infinibandevent]",
-			     O_RDONLY));
+DECLARE_UVERBS_NAMED_OBJECT(UVERBS_OBJECT_ASYNC_EVENT,
+			    UVERBS_EVENT_FILE_TYPE(ib_uverbs_async_event_file,
+						   ib_uverbs_free_async_event_file,
+						   &uverbs_async_event_fops),
+			    &UVERBS_METHOD(UVERBS_METHOD_ASYNC_EVENT_ALLOC));
+
+DECLARE_UVERBS_NAMED_OBJECT(UVERBS_OBJECT_COMP_CHANNEL,
+			    UVERBS_EVENT_FILE_TYPE(ib_uverbs_completion_event_file,
+						   ib_uverbs_free_comp_event_file,
+						   &uverbs_comp_event_fops));
 
 const struct uapi_definition uverbs_def_events[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(UVERBS_OBJECT_ASYNC_EVENT),

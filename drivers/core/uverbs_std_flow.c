@@ -15,41 +15,37 @@
 
 struct ib_uflow_resources *flow_resources_alloc(size_t num_specs)
 {
-	struct ib_uflow_resources *res;
+	struct ib_uflow_resources *res = kzalloc(sizeof(*res), GFP_KERNEL);
 
-	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return NULL;
-	if (num_specs) {
-		res->counters = kcalloc(num_specs, sizeof(*res->counters),
-					GFP_KERNEL);
-		res->collection = kcalloc(num_specs,
-					  sizeof(*res->collection), GFP_KERNEL);
-		if (!res->counters || !res->collection) {
-			kfree(res->counters);
-			kfree(res->collection);
-			kfree(res);
-			return NULL;
-		}
-	}
 	res->max = num_specs;
-	return res;
+	if (!num_specs)
+		return res;
+	res->counters = kcalloc(num_specs, sizeof(*res->counters), GFP_KERNEL);
+	res->collection = kcalloc(num_specs, sizeof(*res->collection),
+				  GFP_KERNEL);
+	if (res->counters && res->collection)
+		return res;
+	ib_uverbs_flow_resources_free(res);
+	return NULL;
 }
 EXPORT_SYMBOL(flow_resources_alloc);
 
+/* Unpins what the flow held and frees the lists. */
 void ib_uverbs_flow_resources_free(struct ib_uflow_resources *uflow_res)
 {
-	size_t i;
+	struct ib_uflow_resources *res = uflow_res;
 
-	if (!uflow_res)
+	if (!res)
 		return;
-	for (i = 0; i < uflow_res->collection_num; i++)
-		atomic_dec(&uflow_res->collection[i]->usecnt);
-	for (i = 0; i < uflow_res->counters_num; i++)
-		atomic_dec(&uflow_res->counters[i]->usecnt);
-	kfree(uflow_res->collection);
-	kfree(uflow_res->counters);
-	kfree(uflow_res);
+	while (res->collection_num)
+		atomic_dec(&res->collection[--res->collection_num]->usecnt);
+	while (res->counters_num)
+		atomic_dec(&res->counters[--res->counters_num]->usecnt);
+	kfree(res->counters);
+	kfree(res->collection);
+	kfree(res);
 }
 EXPORT_SYMBOL(ib_uverbs_flow_resources_free);
 
@@ -57,28 +53,22 @@ EXPORT_SYMBOL(ib_uverbs_flow_resources_free);
 void flow_resources_add(struct ib_uflow_resources *uflow_res,
 			enum ib_flow_spec_type type, void *ibobj)
 {
-	if (WARN_ON(uflow_res->num >= uflow_res->max))
+	struct ib_uflow_resources *res = uflow_res;
+	struct ib_flow_action *action = ibobj;
+	struct ib_counters *counters = ibobj;
+
+	if (WARN_ON(res->num >= res->max))
 		return;
-
-	switch (type) {
-	case IB_FLOW_SPEC_ACTION_HANDLE: {
-		struct ib_flow_action *action = ibobj;
-
+	if (type == IB_FLOW_SPEC_ACTION_HANDLE) {
 		atomic_inc(&action->usecnt);
-		uflow_res->collection[uflow_res->collection_num++] = action;
-		break;
-	}
-	case IB_FLOW_SPEC_ACTION_COUNT: {
-		struct ib_counters *counters = ibobj;
-
+		res->collection[res->collection_num++] = action;
+	} else if (type == IB_FLOW_SPEC_ACTION_COUNT) {
 		atomic_inc(&counters->usecnt);
-		uflow_res->counters[uflow_res->counters_num++] = counters;
-		break;
-	}
-	default:
+		res->counters[res->counters_num++] = counters;
+	} else {
 		WARN_ON(1);
 		return;
 	}
-	uflow_res->num++;
+	res->num++;
 }
 EXPORT_SYMBOL(flow_resources_add);

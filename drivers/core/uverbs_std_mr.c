@@ -65,29 +65,25 @@ static int uverbs_reg_mr(struct uverbs_attr_bundle *attrs)
 	struct ib_pd *pd;
 	int ret;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	/* The IOVA must sit at the same offset in its page as the buffer. */
-	if ((cmd.start & ~PAGE_MASK) != (cmd.hca_va & ~PAGE_MASK))
-		return -EINVAL;
-	ret = uverbs_check_mr_access(attrs->context->device, cmd.access_flags);
-	if (ret)
-		return ret;
-
-	pd = uverbs_get_obj(attrs, UVERBS_OBJECT_PD, cmd.pd_handle, &pd_uobj);
+	pd = uverbs_cmd_obj(attrs, cmd, pd_handle, UVERBS_OBJECT_PD, &pd_uobj);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
-	uobj = uobj_alloc(UVERBS_OBJECT_MR, attrs, &ib_dev);
-	if (IS_ERR(uobj)) {
-		ret = PTR_ERR(uobj);
+	/* The IOVA must sit at the same offset in its page as the buffer. */
+	ret = -EINVAL;
+	if ((cmd.start & ~PAGE_MASK) != (cmd.hca_va & ~PAGE_MASK))
 		goto out_pd;
-	}
-	mr = ib_dev->ops.reg_user_mr(pd, cmd.start, cmd.length, cmd.hca_va,
+	ret = uverbs_check_mr_access(pd->device, cmd.access_flags);
+	if (ret)
+		goto out_pd;
+
+	uobj = uobj_alloc(UVERBS_OBJECT_MR, attrs, &ib_dev);
+	mr = IS_ERR(uobj) ? ERR_CAST(uobj) :
+	     ib_dev->ops.reg_user_mr(pd, cmd.start, cmd.length, cmd.hca_va,
 				     cmd.access_flags, &attrs->driver_udata);
 	if (IS_ERR(mr)) {
+		if (!IS_ERR(uobj))
+			uobj_alloc_abort(uobj, attrs);
 		ret = PTR_ERR(mr);
-		uobj_alloc_abort(uobj, attrs);
 		goto out_pd;
 	}
 	uverbs_init_user_mr(mr, pd, uobj, cmd.hca_va, cmd.length);
@@ -116,15 +112,15 @@ static int uverbs_dereg_mr(struct uverbs_attr_bundle *attrs)
 static int UVERBS_HANDLER(UVERBS_METHOD_REG_DMABUF_MR)(
 	struct uverbs_attr_bundle *attrs)
 {
-	struct ib_uobject *uobj =
-		uverbs_attr_get_uobject(attrs, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
-	struct ib_pd *pd =
-		uverbs_attr_get_obj(attrs, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE);
-	struct ib_device *ib_dev = pd->device;
+	struct ib_pd *pd;
+	struct ib_mr *mr;
+	struct ib_device *ib_dev;
 	u64 offset, length, iova;
 	u32 access;
 	int fd, ret;
-	struct ib_mr *mr;
+
+	pd = uverbs_attr_get_obj(attrs, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE);
+	ib_dev = pd->device;
 
 	if (!ib_dev->ops.reg_user_mr_dmabuf)
 		return -EOPNOTSUPP;
@@ -155,7 +151,10 @@ static int UVERBS_HANDLER(UVERBS_METHOD_REG_DMABUF_MR)(
 					    access, &attrs->driver_udata);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
-	uverbs_init_user_mr(mr, pd, uobj, iova, length);
+	uverbs_init_user_mr(mr, pd,
+			    uverbs_attr_get_uobject(attrs,
+					UVERBS_ATTR_REG_DMABUF_MR_HANDLE),
+			    iova, length);
 	uverbs_finalize_uobj_create(attrs, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
 
 	ret = uverbs_copy_to(attrs, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY,
@@ -220,55 +219,40 @@ static int UVERBS_HANDLER(UVERBS_METHOD_ADVISE_MR)(
 
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_ADVISE_MR,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, UVERBS_OBJECT_PD,
-			UVERBS_ACCESS_READ, UA_MANDATORY),
-	UVERBS_ATTR_CONST_IN(UVERBS_ATTR_ADVISE_MR_ADVICE,
-			     enum ib_uverbs_advise_mr_advice, UA_MANDATORY),
-	UVERBS_ATTR_FLAGS_IN(UVERBS_ATTR_ADVISE_MR_FLAGS,
-			     enum ib_uverbs_advise_mr_flag, UA_MANDATORY),
+	UVA_IDR(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, PD, READ, UA_MANDATORY),
+	UVA_CONST(UVERBS_ATTR_ADVISE_MR_ADVICE,
+		  enum ib_uverbs_advise_mr_advice, UA_MANDATORY),
+	UVA_FLAGS(UVERBS_ATTR_ADVISE_MR_FLAGS, enum ib_uverbs_advise_mr_flag,
+		  UA_MANDATORY),
 	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_ADVISE_MR_SGE_LIST,
 			   UVERBS_ATTR_MIN_SIZE(sizeof(struct ib_uverbs_sge)),
 			   UA_MANDATORY, UA_ALLOC_AND_COPY));
 
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_QUERY_MR,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_QUERY_MR_HANDLE, UVERBS_OBJECT_MR,
-			UVERBS_ACCESS_READ, UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_MR_RESP_RKEY,
-			    UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_MR_RESP_LKEY,
-			    UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_MR_RESP_LENGTH,
-			    UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_MR_RESP_IOVA,
-			    UVERBS_ATTR_TYPE(u64), UA_OPTIONAL));
+	UVA_IDR(UVERBS_ATTR_QUERY_MR_HANDLE, MR, READ, UA_MANDATORY),
+	UVA_OUT(UVERBS_ATTR_QUERY_MR_RESP_LKEY, u32, UA_MANDATORY),
+	UVA_OUT(UVERBS_ATTR_QUERY_MR_RESP_RKEY, u32, UA_MANDATORY),
+	UVA_OUT(UVERBS_ATTR_QUERY_MR_RESP_LENGTH, u64, UA_MANDATORY),
+	UVA_OUT(UVERBS_ATTR_QUERY_MR_RESP_IOVA, u64, UA_OPTIONAL));
 
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_REG_DMABUF_MR,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, UVERBS_OBJECT_MR,
-			UVERBS_ACCESS_NEW, UA_MANDATORY),
-	UVERBS_ATTR_IDR(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, UVERBS_OBJECT_PD,
-			UVERBS_ACCESS_READ, UA_MANDATORY),
-	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_REG_DMABUF_MR_OFFSET,
-			   UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
-	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_REG_DMABUF_MR_LENGTH,
-			   UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
-	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_REG_DMABUF_MR_IOVA,
-			   UVERBS_ATTR_TYPE(u64), UA_MANDATORY),
-	UVERBS_ATTR_PTR_IN(UVERBS_ATTR_REG_DMABUF_MR_FD,
-			   UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
-	UVERBS_ATTR_FLAGS_IN(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
-			     enum ib_access_flags),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY,
-			    UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY,
-			    UVERBS_ATTR_TYPE(u32), UA_MANDATORY),
+	UVA_IDR(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, MR, NEW, UA_MANDATORY),
+	UVA_IDR(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, PD, READ, UA_MANDATORY),
+	UVA_IN(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, u64, UA_MANDATORY),
+	UVA_IN(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, u64, UA_MANDATORY),
+	UVA_IN(UVERBS_ATTR_REG_DMABUF_MR_IOVA, u64, UA_MANDATORY),
+	UVA_IN(UVERBS_ATTR_REG_DMABUF_MR_FD, u32, UA_MANDATORY),
+	UVA_FLAGS(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, enum ib_access_flags,
+		  UA_OPTIONAL),
+	UVA_OUT(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, u32, UA_MANDATORY),
+	UVA_OUT(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, u32, UA_MANDATORY),
 	UVERBS_ATTR_UHW());
 
 DECLARE_UVERBS_NAMED_METHOD_DESTROY(
 	UVERBS_METHOD_MR_DESTROY,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_DESTROY_MR_HANDLE, UVERBS_OBJECT_MR,
-			UVERBS_ACCESS_DESTROY, UA_MANDATORY));
+	UVA_IDR(UVERBS_ATTR_DESTROY_MR_HANDLE, MR, DESTROY, UA_MANDATORY));
 
 DECLARE_UVERBS_NAMED_OBJECT(UVERBS_OBJECT_MR,
 			    UVERBS_TYPE_ALLOC_IDR(uverbs_free_mr),
@@ -301,37 +285,33 @@ static int uverbs_alloc_mw(struct uverbs_attr_bundle *attrs)
 	struct ib_uobject *uobj, *pd_uobj;
 	struct ib_uverbs_alloc_mw cmd;
 	struct ib_device *ib_dev;
-	struct ib_mw *mw;
+	struct ib_mw *mw = NULL;
 	struct ib_pd *pd;
-	int ret;
+	int ret = -EINVAL;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	if (cmd.mw_type != IB_MW_TYPE_1 && cmd.mw_type != IB_MW_TYPE_2)
-		return -EINVAL;
-
-	pd = uverbs_get_obj(attrs, UVERBS_OBJECT_PD, cmd.pd_handle, &pd_uobj);
+	pd = uverbs_cmd_obj(attrs, cmd, pd_handle, UVERBS_OBJECT_PD, &pd_uobj);
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
+	if (cmd.mw_type != IB_MW_TYPE_1 && cmd.mw_type != IB_MW_TYPE_2)
+		goto out_pd;
 	uobj = uobj_alloc(UVERBS_OBJECT_MW, attrs, &ib_dev);
 	if (IS_ERR(uobj)) {
 		ret = PTR_ERR(uobj);
 		goto out_pd;
 	}
 	mw = rdma_zalloc_drv_obj(ib_dev, ib_mw);
-	if (!mw) {
-		ret = -ENOMEM;
-		goto err_uobj;
+	ret = -ENOMEM;
+	if (mw) {
+		mw->device = ib_dev;
+		mw->pd = pd;
+		mw->uobject = uobj;
+		mw->type = cmd.mw_type;
+		ret = ib_dev->ops.alloc_mw(mw, &attrs->driver_udata);
 	}
-	mw->device = ib_dev;
-	mw->pd = pd;
-	mw->uobject = uobj;
-	mw->type = cmd.mw_type;
-	ret = ib_dev->ops.alloc_mw(mw, &attrs->driver_udata);
 	if (ret) {
 		kfree(mw);
-		goto err_uobj;
+		uobj_alloc_abort(uobj, attrs);
+		goto out_pd;
 	}
 	atomic_inc(&pd->usecnt);
 	uobj->object = mw;
@@ -340,10 +320,6 @@ static int uverbs_alloc_mw(struct uverbs_attr_bundle *attrs)
 	resp.mw_handle = uobj->id;
 	resp.rkey = mw->rkey;
 	ret = uverbs_response(attrs, &resp, sizeof(resp));
-	goto out_pd;
-
-err_uobj:
-	uobj_alloc_abort(uobj, attrs);
 out_pd:
 	uobj_put_read(pd_uobj);
 	return ret;
@@ -356,8 +332,7 @@ static int uverbs_dealloc_mw(struct uverbs_attr_bundle *attrs)
 
 DECLARE_UVERBS_NAMED_METHOD_DESTROY(
 	UVERBS_METHOD_MW_DESTROY,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_DESTROY_MW_HANDLE, UVERBS_OBJECT_MW,
-			UVERBS_ACCESS_DESTROY, UA_MANDATORY));
+	UVA_IDR(UVERBS_ATTR_DESTROY_MW_HANDLE, MW, DESTROY, UA_MANDATORY));
 
 DECLARE_UVERBS_NAMED_OBJECT(UVERBS_OBJECT_MW,
 			    UVERBS_TYPE_ALLOC_IDR(uverbs_free_mw),

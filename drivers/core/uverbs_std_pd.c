@@ -23,48 +23,53 @@ static int uverbs_free_pd(struct ib_uobject *uobj, enum rdma_remove_reason why,
 	return ib_dealloc_pd_user(pd, &attrs->driver_udata);
 }
 
-static int uverbs_alloc_pd(struct uverbs_attr_bundle *attrs)
+/* The driver's PD for uobj, or an ERR_PTR. */
+static struct ib_pd *uverbs_new_pd(struct ib_device *ib_dev,
+				   struct ib_uobject *uobj,
+				   struct ib_udata *udata)
 {
-	struct ib_uverbs_alloc_pd_resp resp = {};
-	struct ib_uverbs_alloc_pd cmd;
-	struct ib_uobject *uobj;
-	struct ib_device *ib_dev;
-	struct ib_pd *pd;
+	struct ib_pd *pd = rdma_zalloc_drv_obj(ib_dev, ib_pd);
 	int ret;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	uobj = uobj_alloc(UVERBS_OBJECT_PD, attrs, &ib_dev);
-	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
-
-	pd = rdma_zalloc_drv_obj(ib_dev, ib_pd);
-	if (!pd) {
-		ret = -ENOMEM;
-		goto err_uobj;
-	}
+	if (!pd)
+		return ERR_PTR(-ENOMEM);
 	pd->device = ib_dev;
 	pd->uobject = uobj;
 	atomic_set(&pd->usecnt, 0);
 	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
 	rdma_restrack_set_name(&pd->res, NULL);
-	ret = ib_dev->ops.alloc_pd(pd, &attrs->driver_udata);
+	ret = ib_dev->ops.alloc_pd(pd, udata);
 	if (ret) {
 		rdma_restrack_del(&pd->res);
 		kfree(pd);
-		goto err_uobj;
+		return ERR_PTR(ret);
 	}
 	rdma_restrack_add(&pd->res);
+	return pd;
+}
+
+static int uverbs_alloc_pd(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ib_uverbs_alloc_pd cmd;
+	struct ib_uobject *uobj;
+	struct ib_pd *pd;
+	int ret = uverbs_request(attrs, &cmd, sizeof(cmd));
+
+	uobj = ret ? ERR_PTR(ret) :
+	       uverbs_alloc_uobj(attrs, UVERBS_OBJECT_PD);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	pd = uverbs_new_pd(attrs->context->device, uobj, &attrs->driver_udata);
+	if (IS_ERR(pd)) {
+		uobj_alloc_abort(uobj, attrs);
+		return PTR_ERR(pd);
+	}
 	uobj->object = pd;
 	uobj_finalize_uobj_create(uobj, attrs);
 
 	resp.pd_handle = uobj->id;
 	return uverbs_response(attrs, &resp, sizeof(resp));
-
-err_uobj:
-	uobj_alloc_abort(uobj, attrs);
-	return ret;
 }
 
 static int uverbs_dealloc_pd(struct uverbs_attr_bundle *attrs)
@@ -74,8 +79,7 @@ static int uverbs_dealloc_pd(struct uverbs_attr_bundle *attrs)
 
 DECLARE_UVERBS_NAMED_METHOD_DESTROY(
 	UVERBS_METHOD_PD_DESTROY,
-	UVERBS_ATTR_IDR(UVERBS_ATTR_DESTROY_PD_HANDLE, UVERBS_OBJECT_PD,
-			UVERBS_ACCESS_DESTROY, UA_MANDATORY));
+	UVA_IDR(UVERBS_ATTR_DESTROY_PD_HANDLE, PD, DESTROY, UA_MANDATORY));
 
 DECLARE_UVERBS_NAMED_OBJECT(UVERBS_OBJECT_PD,
 			    UVERBS_TYPE_ALLOC_IDR(uverbs_free_pd),

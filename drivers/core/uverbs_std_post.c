@@ -189,19 +189,15 @@ static int uverbs_post_send(struct uverbs_attr_bundle *attrs)
 	struct ib_qp *qp;
 	int ret, ret2;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
+	qp = uverbs_cmd_obj(attrs, cmd, qp_handle, UVERBS_OBJECT_QP, &uobj);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 	ret = uverbs_post_layout(attrs, sizeof(cmd), cmd.wr_count,
 				 cmd.sge_count, cmd.wqe_size, sizeof(uwr),
 				 &sge_off);
+	if (!ret && !qp->device->ops.post_send)
+		ret = -EOPNOTSUPP;
 	if (ret)
-		return ret;
-	qp = uverbs_get_obj(attrs, UVERBS_OBJECT_QP, cmd.qp_handle, &uobj);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
-	ret = -EOPNOTSUPP;
-	if (!qp->device->ops.post_send)
 		goto out;
 
 	for (i = 0; i < cmd.wr_count; i++) {
@@ -326,11 +322,8 @@ static int uverbs_post_recv_to(struct uverbs_attr_bundle *attrs, bool srq)
 
 	BUILD_BUG_ON(sizeof(cmd) != sizeof(struct ib_uverbs_post_srq_recv));
 	BUILD_BUG_ON(sizeof(resp) != sizeof(struct ib_uverbs_post_srq_recv_resp));
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	target = uverbs_get_obj(attrs, srq ? UVERBS_OBJECT_SRQ :
-				UVERBS_OBJECT_QP, cmd.qp_handle, &uobj);
+	target = uverbs_cmd_obj(attrs, cmd, qp_handle, srq ? UVERBS_OBJECT_SRQ :
+				UVERBS_OBJECT_QP, &uobj);
 	if (IS_ERR(target))
 		return PTR_ERR(target);
 

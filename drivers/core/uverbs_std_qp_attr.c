@@ -65,10 +65,7 @@ static int uverbs_query_qp(struct uverbs_attr_bundle *attrs)
 	struct ib_qp *qp;
 	int ret;
 
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	qp = uverbs_get_obj(attrs, UVERBS_OBJECT_QP, cmd.qp_handle, &uobj);
+	qp = uverbs_cmd_obj(attrs, cmd, qp_handle, UVERBS_OBJECT_QP, &uobj);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 
@@ -284,10 +281,7 @@ static int uverbs_mcast(struct uverbs_attr_bundle *attrs, bool attach)
 	int ret;
 
 	BUILD_BUG_ON(sizeof(cmd) != sizeof(struct ib_uverbs_detach_mcast));
-	ret = uverbs_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	qp = uverbs_get_obj(attrs, UVERBS_OBJECT_QP, cmd.qp_handle, &uobj);
+	qp = uverbs_cmd_obj(attrs, cmd, qp_handle, UVERBS_OBJECT_QP, &uobj);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	u = to_uverbs_uqp(qp->uobject);

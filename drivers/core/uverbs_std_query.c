@@ -14,50 +14,93 @@
 
 /* ------------------------------------------------------------ device */
 
+/* The legacy device answer, also the base of the extended one. */
 static void fill_query_device(struct ib_device *ib_dev,
-			      const struct ib_device_attr *attr,
+			      const struct ib_device_attr *a,
 			      struct ib_uverbs_query_device_resp *resp)
 {
-	memset(resp, 0, sizeof(*resp));
-	resp->fw_ver = attr->fw_ver;
-	resp->node_guid = ib_dev->node_guid;
-	resp->sys_image_guid = attr->sys_image_guid;
-	resp->max_mr_size = attr->max_mr_size;
-	resp->page_size_cap = attr->page_size_cap;
-	resp->vendor_id = attr->vendor_id;
-	resp->vendor_part_id = attr->vendor_part_id;
-	resp->hw_ver = attr->hw_ver;
-	resp->max_qp = attr->max_qp;
-	resp->max_qp_wr = attr->max_qp_wr;
-	resp->device_cap_flags = lower_32_bits(attr->device_cap_flags);
-	/* One number for both directions: what works for either. */
-	resp->max_sge = min(attr->max_send_sge, attr->max_recv_sge);
-	resp->max_sge_rd = attr->max_sge_rd;
-	resp->max_cq = attr->max_cq;
-	resp->max_cqe = attr->max_cqe;
-	resp->max_mr = attr->max_mr;
-	resp->max_pd = attr->max_pd;
-	resp->max_qp_rd_atom = attr->max_qp_rd_atom;
-	resp->max_ee_rd_atom = attr->max_ee_rd_atom;
-	resp->max_res_rd_atom = attr->max_res_rd_atom;
-	resp->max_qp_init_rd_atom = attr->max_qp_init_rd_atom;
-	resp->max_ee_init_rd_atom = attr->max_ee_init_rd_atom;
-	resp->atomic_cap = attr->atomic_cap;
-	resp->max_ee = attr->max_ee;
-	resp->max_rdd = attr->max_rdd;
-	resp->max_mw = attr->max_mw;
-	resp->max_raw_ipv6_qp = attr->max_raw_ipv6_qp;
-	resp->max_raw_ethy_qp = attr->max_raw_ethy_qp;
-	resp->max_mcast_grp = attr->max_mcast_grp;
-	resp->max_mcast_qp_attach = attr->max_mcast_qp_attach;
-	resp->max_total_mcast_qp_attach = attr->max_total_mcast_qp_attach;
-	resp->max_ah = attr->max_ah;
-	resp->max_srq = attr->max_srq;
-	resp->max_srq_wr = attr->max_srq_wr;
-	resp->max_srq_sge = attr->max_srq_sge;
-	resp->max_pkeys = attr->max_pkeys;
-	resp->local_ca_ack_delay = attr->local_ca_ack_delay;
-	resp->phys_port_cnt = min_t(u32, rdma_end_port(ib_dev), U8_MAX);
+	*resp = (struct ib_uverbs_query_device_resp) {
+		.node_guid		= ib_dev->node_guid,
+		.phys_port_cnt	= min_t(u32, rdma_end_port(ib_dev), U8_MAX),
+		.fw_ver			= a->fw_ver,
+		.sys_image_guid		= a->sys_image_guid,
+		.max_mr_size		= a->max_mr_size,
+		.page_size_cap		= a->page_size_cap,
+		.vendor_id		= a->vendor_id,
+		.vendor_part_id		= a->vendor_part_id,
+		.hw_ver			= a->hw_ver,
+		.max_qp			= a->max_qp,
+		.max_qp_wr		= a->max_qp_wr,
+		.device_cap_flags	= lower_32_bits(a->device_cap_flags),
+		/* One number for both directions: what works for either. */
+		.max_sge	= min(a->max_send_sge, a->max_recv_sge),
+		.max_sge_rd		= a->max_sge_rd,
+		.max_cq			= a->max_cq,
+		.max_cqe		= a->max_cqe,
+		.max_mr			= a->max_mr,
+		.max_pd			= a->max_pd,
+		.max_qp_rd_atom		= a->max_qp_rd_atom,
+		.max_ee_rd_atom		= a->max_ee_rd_atom,
+		.max_res_rd_atom	= a->max_res_rd_atom,
+		.max_qp_init_rd_atom	= a->max_qp_init_rd_atom,
+		.max_ee_init_rd_atom	= a->max_ee_init_rd_atom,
+		.atomic_cap		= a->atomic_cap,
+		.max_ee			= a->max_ee,
+		.max_rdd		= a->max_rdd,
+		.max_mw			= a->max_mw,
+		.max_raw_ipv6_qp	= a->max_raw_ipv6_qp,
+		.max_raw_ethy_qp	= a->max_raw_ethy_qp,
+		.max_mcast_grp		= a->max_mcast_grp,
+		.max_mcast_qp_attach	= a->max_mcast_qp_attach,
+		.max_total_mcast_qp_attach = a->max_total_mcast_qp_attach,
+		.max_ah			= a->max_ah,
+		.max_srq		= a->max_srq,
+		.max_srq_wr		= a->max_srq_wr,
+		.max_srq_sge		= a->max_srq_sge,
+		.max_pkeys		= a->max_pkeys,
+		.local_ca_ack_delay	= a->local_ca_ack_delay,
+	};
+}
+
+/* What the extended answer adds to the legacy one. */
+static void fill_query_device_ex(const struct ib_device_attr *a,
+				 struct ib_uverbs_ex_query_device_resp *resp)
+{
+	const struct ib_odp_caps *odp = &a->odp_caps;
+
+	resp->odp_caps = (struct ib_uverbs_odp_caps) {
+		.general_caps = odp->general_caps,
+		.per_transport_caps = {
+			.rc_odp_caps = odp->per_transport_caps.rc_odp_caps,
+			.uc_odp_caps = odp->per_transport_caps.uc_odp_caps,
+			.ud_odp_caps = odp->per_transport_caps.ud_odp_caps,
+		},
+	};
+	resp->xrc_odp_caps = odp->per_transport_caps.xrc_odp_caps;
+	resp->rss_caps = (struct ib_uverbs_rss_caps) {
+		.supported_qpts = a->rss_caps.supported_qpts,
+		.max_rwq_indirection_tables =
+			a->rss_caps.max_rwq_indirection_tables,
+		.max_rwq_indirection_table_size =
+			a->rss_caps.max_rwq_indirection_table_size,
+	};
+	resp->tm_caps = (struct ib_uverbs_tm_caps) {
+		.max_rndv_hdr_size = a->tm_caps.max_rndv_hdr_size,
+		.max_num_tags = a->tm_caps.max_num_tags,
+		.flags = a->tm_caps.flags,
+		.max_ops = a->tm_caps.max_ops,
+		.max_sge = a->tm_caps.max_sge,
+	};
+	resp->cq_moderation_caps = (struct ib_uverbs_cq_moderation_caps) {
+		.max_cq_moderation_count = a->cq_caps.max_cq_moderation_count,
+		.max_cq_moderation_period = a->cq_caps.max_cq_moderation_period,
+	};
+	resp->timestamp_mask = a->timestamp_mask;
+	resp->hca_core_clock = a->hca_core_clock;
+	resp->device_cap_flags_ex = a->device_cap_flags;
+	resp->max_wq_type_rq = a->max_wq_type_rq;
+	resp->raw_packet_caps = a->raw_packet_caps;
+	resp->max_dm_size = a->max_dm_size;
 }
 
 static int uverbs_query_device(struct uverbs_attr_bundle *attrs)
@@ -100,34 +143,7 @@ static int uverbs_ex_query_device(struct uverbs_attr_bundle *attrs)
 
 	memset(&resp, 0, sizeof(resp));
 	fill_query_device(ib_dev, &attr, &resp.base);
-	resp.odp_caps.general_caps = attr.odp_caps.general_caps;
-	resp.odp_caps.per_transport_caps.rc_odp_caps =
-		attr.odp_caps.per_transport_caps.rc_odp_caps;
-	resp.odp_caps.per_transport_caps.uc_odp_caps =
-		attr.odp_caps.per_transport_caps.uc_odp_caps;
-	resp.odp_caps.per_transport_caps.ud_odp_caps =
-		attr.odp_caps.per_transport_caps.ud_odp_caps;
-	resp.xrc_odp_caps = attr.odp_caps.per_transport_caps.xrc_odp_caps;
-	resp.timestamp_mask = attr.timestamp_mask;
-	resp.hca_core_clock = attr.hca_core_clock;
-	resp.device_cap_flags_ex = attr.device_cap_flags;
-	resp.rss_caps.supported_qpts = attr.rss_caps.supported_qpts;
-	resp.rss_caps.max_rwq_indirection_tables =
-		attr.rss_caps.max_rwq_indirection_tables;
-	resp.rss_caps.max_rwq_indirection_table_size =
-		attr.rss_caps.max_rwq_indirection_table_size;
-	resp.max_wq_type_rq = attr.max_wq_type_rq;
-	resp.raw_packet_caps = attr.raw_packet_caps;
-	resp.tm_caps.max_rndv_hdr_size = attr.tm_caps.max_rndv_hdr_size;
-	resp.tm_caps.max_num_tags = attr.tm_caps.max_num_tags;
-	resp.tm_caps.flags = attr.tm_caps.flags;
-	resp.tm_caps.max_ops = attr.tm_caps.max_ops;
-	resp.tm_caps.max_sge = attr.tm_caps.max_sge;
-	resp.cq_moderation_caps.max_cq_moderation_count =
-		attr.cq_caps.max_cq_moderation_count;
-	resp.cq_moderation_caps.max_cq_moderation_period =
-		attr.cq_caps.max_cq_moderation_period;
-	resp.max_dm_size = attr.max_dm_size;
+	fill_query_device_ex(&attr, &resp);
 	/* Userspace only trusts the fields that fit in what we wrote. */
 	resp.response_length = min_t(size_t, sizeof(resp),
 				     attrs->ucore.outlen);
@@ -385,33 +401,26 @@ static int UVERBS_HANDLER(UVERBS_METHOD_QUERY_GID_TABLE)(
 
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_QUERY_PORT,
-	UVERBS_ATTR_CONST_IN(UVERBS_ATTR_QUERY_PORT_PORT_NUM, u8, UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_PORT_RESP,
-			    UVERBS_ATTR_TYPE(struct ib_uverbs_query_port_resp_ex),
-			    UA_MANDATORY));
+	UVA_OUT(UVERBS_ATTR_QUERY_PORT_RESP, struct ib_uverbs_query_port_resp_ex,
+		UA_MANDATORY),
+	UVA_CONST(UVERBS_ATTR_QUERY_PORT_PORT_NUM, u8, UA_MANDATORY));
 
+/* Every valid entry of every port (ibv_query_gid_table). */
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_QUERY_GID_TABLE,
-	UVERBS_ATTR_CONST_IN(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, u64,
-			     UA_MANDATORY),
-	UVERBS_ATTR_FLAGS_IN(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, u32,
-			     UA_OPTIONAL),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES,
-			    UVERBS_ATTR_MIN_SIZE(0), UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES,
-			    UVERBS_ATTR_TYPE(u64), UA_MANDATORY));
+	UVA_OUT_ANY(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, 0, UA_MANDATORY),
+	UVA_OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, u64,
+		UA_MANDATORY),
+	UVA_CONST(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, u64, UA_MANDATORY),
+	UVA_FLAGS(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, u32, UA_OPTIONAL));
 
 DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_METHOD_QUERY_GID_ENTRY,
-	UVERBS_ATTR_CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, u32,
-			     UA_MANDATORY),
-	UVERBS_ATTR_CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, u32,
-			     UA_MANDATORY),
-	UVERBS_ATTR_FLAGS_IN(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, u32,
-			     UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
-			    UVERBS_ATTR_TYPE(struct ib_uverbs_gid_entry),
-			    UA_MANDATORY));
+	UVA_OUT(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+		struct ib_uverbs_gid_entry, UA_MANDATORY),
+	UVA_CONST(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, u32, UA_MANDATORY),
+	UVA_CONST(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, u32, UA_MANDATORY),
+	UVA_FLAGS(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, u32, UA_MANDATORY));
 
 ADD_UVERBS_METHODS(uverbs_query_methods, UVERBS_OBJECT_DEVICE,
 		   &UVERBS_METHOD(UVERBS_METHOD_QUERY_PORT),

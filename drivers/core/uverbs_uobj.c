@@ -215,6 +215,20 @@ void *uverbs_get_obj(struct uverbs_attr_bundle *attrs, u16 object_id,
 	return IS_ERR(*uobj) ? ERR_CAST(*uobj) : (*uobj)->object;
 }
 
+void *uverbs_cmd_get_obj(struct uverbs_attr_bundle *attrs, void *cmd,
+			 size_t len, size_t handle_off, u16 object_id,
+			 struct ib_uobject **uobj)
+{
+	u32 handle;
+	int ret;
+
+	ret = uverbs_request(attrs, cmd, len);
+	if (ret)
+		return ERR_PTR(ret);
+	memcpy(&handle, cmd + handle_off, sizeof(handle));
+	return uverbs_get_obj(attrs, object_id, handle, uobj);
+}
+
 struct ib_uobject *uverbs_alloc_uobj(struct uverbs_attr_bundle *attrs,
 				     u16 object_id)
 {
