@@ -453,9 +453,9 @@ int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 			goto err_id;
 	}
 
+	/* The inline size asked for stays (checked above), as upstream siw. */
 	attr->cap.max_send_wr = qp->num_sqe;
 	attr->cap.max_recv_wr = qp->num_rqe;
-	attr->cap.max_inline_data = SIW_MAX_INLINE;
 	return 0;
 
 err_id:
