@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Event files of ib_uverbs: the async event file returned by GET_CONTEXT
- * (16-byte struct ib_uverbs_async_event_desc per event) and completion
- * channels (8-byte struct ib_uverbs_comp_event_desc, the CQ's user_handle).
+ * Event files of ib_uverbs: async event files (16-byte struct
+ * ib_uverbs_async_event_desc per event) and completion channels (8-byte
+ * struct ib_uverbs_comp_event_desc, the CQ's user_handle). Both are fd
+ * uobjects (uverbs_std_events.c declares their types).
  *
  * Each event that belongs to an object also sits on that object's list, so
  * that destroying the object can drop what userspace has not read yet. The
  * object's counter is bumped when userspace reads the event: DESTROY_*
  * reports exactly the events read, which libibverbs then waits to be acked.
  */
-#include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -27,13 +27,14 @@ struct ib_uverbs_event {
 	u32			*counter;	/* NULL: not an object's event */
 };
 
-static void uverbs_init_event_queue(struct ib_uverbs_event_queue *q)
+void ib_uverbs_init_event_queue(struct ib_uverbs_event_queue *q)
 {
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->event_list);
 	init_waitqueue_head(&q->poll_wait);
 	q->is_closed = false;
 	q->async_queue = NULL;
+	q->ready = true;
 }
 
 /* Caller holds q->lock. */
@@ -45,8 +46,8 @@ static void uverbs_free_event(struct ib_uverbs_event *ev)
 	kfree(ev);
 }
 
-/* No more events: queued ones are dropped, blocked readers get -EIO. */
-static void uverbs_close_queue(struct ib_uverbs_event_queue *q)
+/* The file is gone: queued events are dropped, none are taken. */
+static void uverbs_drain_queue(struct ib_uverbs_event_queue *q)
 {
 	struct ib_uverbs_event *ev, *tmp;
 
@@ -55,11 +56,9 @@ static void uverbs_close_queue(struct ib_uverbs_event_queue *q)
 	list_for_each_entry_safe(ev, tmp, &q->event_list, list)
 		uverbs_free_event(ev);
 	spin_unlock_irq(&q->lock);
-	wake_up_interruptible(&q->poll_wait);
 }
 
-/* Marks the queue closed but keeps what is queued readable. */
-static void uverbs_shutdown_queue(struct ib_uverbs_event_queue *q)
+void ib_uverbs_shutdown_event_queue(struct ib_uverbs_event_queue *q)
 {
 	spin_lock_irq(&q->lock);
 	q->is_closed = true;
@@ -148,92 +147,72 @@ static __poll_t uverbs_event_poll(struct ib_uverbs_event_queue *q,
 	return mask;
 }
 
-/* ------------------------------------------------------ async event file */
-
-static void async_file_release(struct kref *ref)
+/* The queue of an event file, whichever kind it is. */
+static struct ib_uverbs_event_queue *file_queue(struct file *filp)
 {
-	struct ib_uverbs_async_event_file *ev_file =
-		container_of(ref, struct ib_uverbs_async_event_file, ref);
+	struct ib_uobject *uobj = filp->private_data;
 
-	WARN_ON(ev_file->handler_registered);
-	kfree(ev_file);
-}
-
-void ib_uverbs_async_file_put(struct ib_uverbs_async_event_file *ev_file)
-{
-	kref_put(&ev_file->ref, async_file_release);
+	if (filp->f_op == &uverbs_async_event_fops)
+		return &container_of(uobj, struct ib_uverbs_async_event_file,
+				     uobj)->ev_queue;
+	return &container_of(uobj, struct ib_uverbs_completion_event_file,
+			     uobj)->ev_queue;
 }
 
 static ssize_t async_event_read(struct file *filp, char __user *buf,
 				size_t count, loff_t *pos)
 {
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
-
-	return uverbs_event_read(&ev_file->ev_queue, filp, buf, count,
+	return uverbs_event_read(file_queue(filp), filp, buf, count,
 				 sizeof(struct ib_uverbs_async_event_desc));
 }
 
-static __poll_t async_event_poll(struct file *filp,
-				 struct poll_table_struct *wait)
+static ssize_t comp_event_read(struct file *filp, char __user *buf,
+			       size_t count, loff_t *pos)
 {
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
-
-	return uverbs_event_poll(&ev_file->ev_queue, filp, wait);
+	return uverbs_event_read(file_queue(filp), filp, buf, count,
+				 sizeof(struct ib_uverbs_comp_event_desc));
 }
 
-static int async_event_fasync(int fd, struct file *filp, int on)
+static __poll_t event_file_poll(struct file *filp,
+				struct poll_table_struct *wait)
 {
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
-
-	return fasync_helper(fd, filp, on, &ev_file->ev_queue.async_queue);
+	return uverbs_event_poll(file_queue(filp), filp, wait);
 }
 
-static int async_event_close(struct inode *inode, struct file *filp)
+static int event_file_fasync(int fd, struct file *filp, int on)
 {
-	struct ib_uverbs_async_event_file *ev_file = filp->private_data;
-
-	uverbs_close_queue(&ev_file->ev_queue);
-	ib_uverbs_async_file_put(ev_file);
-	return 0;
+	return fasync_helper(fd, filp, on, &file_queue(filp)->async_queue);
 }
 
-static const struct file_operations uverbs_async_event_fops = {
+static int event_file_close(struct inode *inode, struct file *filp)
+{
+	struct ib_uverbs_event_queue *q = file_queue(filp);
+
+	/* A file whose object was aborted before it was set up. */
+	if (q->ready)
+		uverbs_drain_queue(q);
+	return uverbs_uobject_fd_release(inode, filp);
+}
+
+const struct file_operations uverbs_async_event_fops = {
 	.owner	 = THIS_MODULE,
 	.read	 = async_event_read,
-	.poll	 = async_event_poll,
-	.release = async_event_close,
-	.fasync	 = async_event_fasync,
+	.poll	 = event_file_poll,
+	.release = event_file_close,
+	.fasync	 = event_file_fasync,
 	.llseek	 = no_llseek,
 };
 
-/*
- * Returns the new file (not yet installed in an fd) and in *ev_file the
- * event file with a reference for the caller (the ufile).
- */
-struct file *ib_uverbs_alloc_async_event_file(
-	struct ib_uverbs_file *ufile,
-	struct ib_uverbs_async_event_file **ev_file)
-{
-	struct ib_uverbs_async_event_file *f;
-	struct file *filp;
+const struct file_operations uverbs_comp_event_fops = {
+	.owner	 = THIS_MODULE,
+	.read	 = comp_event_read,
+	.poll	 = event_file_poll,
+	.release = event_file_close,
+	.fasync	 = event_file_fasync,
+	.llseek	 = no_llseek,
+};
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
-	if (!f)
-		return ERR_PTR(-ENOMEM);
-	kref_init(&f->ref);
-	uverbs_init_event_queue(&f->ev_queue);
-
-	filp = anon_inode_getfile("[infinibandevent]", &uverbs_async_event_fops,
-				  f, O_RDONLY);
-	if (IS_ERR(filp)) {
-		kfree(f);
-		return filp;
-	}
-	/* The file's reference is the initial one; this one is the ufile's. */
-	kref_get(&f->ref);
-	*ev_file = f;
-	return filp;
-}
+/* ------------------------------------------------------ async events */
 
 /* An event of no object (port, device): element is the port number. */
 void ib_uverbs_async_file_device_event(
@@ -261,23 +240,41 @@ static void uverbs_device_event_handler(struct ib_event_handler *handler,
 					  event->element.port_num);
 }
 
-void ib_uverbs_async_file_register(struct ib_uverbs_async_event_file *ev_file,
-				   struct ib_device *ib_dev)
+void ib_uverbs_init_async_event_file(struct ib_uverbs_async_event_file *f,
+				     struct ib_device *ib_dev)
 {
-	INIT_IB_EVENT_HANDLER(&ev_file->event_handler, ib_dev,
+	ib_uverbs_init_event_queue(&f->ev_queue);
+	INIT_IB_EVENT_HANDLER(&f->event_handler, ib_dev,
 			      uverbs_device_event_handler);
-	ib_register_event_handler(&ev_file->event_handler);
-	ev_file->handler_registered = true;
+	ib_register_event_handler(&f->event_handler);
+	f->handler_registered = true;
 }
 
-/* The command file is closing: no more events, readers drain then -EIO. */
-void ib_uverbs_async_file_shutdown(struct ib_uverbs_async_event_file *ev_file)
+/*
+ * The async file's destroy_object: no more events; what is queued stays
+ * readable until the file is closed.
+ */
+void ib_uverbs_free_async_event_file(struct ib_uobject *uobj,
+				     enum rdma_remove_reason why)
 {
-	if (ev_file->handler_registered) {
-		ib_unregister_event_handler(&ev_file->event_handler);
-		ev_file->handler_registered = false;
+	struct ib_uverbs_async_event_file *f =
+		container_of(uobj, struct ib_uverbs_async_event_file, uobj);
+
+	if (f->handler_registered) {
+		ib_unregister_event_handler(&f->event_handler);
+		f->handler_registered = false;
 	}
-	uverbs_shutdown_queue(&ev_file->ev_queue);
+	ib_uverbs_shutdown_event_queue(&f->ev_queue);
+}
+
+void ib_uverbs_free_comp_event_file(struct ib_uobject *uobj,
+				    enum rdma_remove_reason why)
+{
+	struct ib_uverbs_completion_event_file *f =
+		container_of(uobj, struct ib_uverbs_completion_event_file,
+			     uobj);
+
+	ib_uverbs_shutdown_event_queue(&f->ev_queue);
 }
 
 static void uverbs_uobj_event(struct ib_uevent_object *uevent,
@@ -321,6 +318,24 @@ void ib_uverbs_srq_event_handler(struct ib_event *event, void *context)
 		uverbs_uobj_event(&usrq->uevent, event->event);
 }
 
+void uverbs_uevent_attach(struct uverbs_attr_bundle *attrs,
+			  struct ib_uevent_object *uevent, u16 event_fd_attr)
+{
+	struct ib_uverbs_async_event_file *ev_file =
+		attrs->ufile->default_async_file;
+	struct ib_uobject *uobj;
+
+	INIT_LIST_HEAD(&uevent->event_list);
+	uobj = uverbs_attr_get_uobject(attrs, event_fd_attr);
+	if (!IS_ERR(uobj))
+		ev_file = container_of(uobj, struct ib_uverbs_async_event_file,
+				       uobj);
+	if (ev_file) {
+		uverbs_uobject_get(&ev_file->uobj);
+		uevent->event_file = ev_file;
+	}
+}
+
 /* The hardware object is gone: drop its unread events. */
 void ib_uverbs_release_uevent(struct ib_uevent_object *uevent)
 {
@@ -335,121 +350,10 @@ void ib_uverbs_release_uevent(struct ib_uevent_object *uevent)
 	spin_unlock_irq(&ev_file->ev_queue.lock);
 
 	uevent->event_file = NULL;
-	ib_uverbs_async_file_put(ev_file);
+	uverbs_uobject_put(&ev_file->uobj);
 }
 
-/* ----------------------------------------------------- completion channel */
-
-static void comp_file_release(struct kref *ref)
-{
-	struct ib_uverbs_completion_event_file *ev_file =
-		container_of(ref, struct ib_uverbs_completion_event_file, ref);
-	struct ib_uverbs_file *ufile = ev_file->ufile;
-
-	spin_lock(&ufile->comp_files_lock);
-	list_del(&ev_file->ufile_entry);
-	spin_unlock(&ufile->comp_files_lock);
-	kfree(ev_file);
-	ib_uverbs_ufile_put(ufile);
-}
-
-void ib_uverbs_comp_file_put(struct ib_uverbs_completion_event_file *ev_file)
-{
-	kref_put(&ev_file->ref, comp_file_release);
-}
-
-void ib_uverbs_comp_file_shutdown(struct ib_uverbs_completion_event_file *ev_file)
-{
-	uverbs_shutdown_queue(&ev_file->ev_queue);
-}
-
-static ssize_t comp_event_read(struct file *filp, char __user *buf,
-			       size_t count, loff_t *pos)
-{
-	struct ib_uverbs_completion_event_file *ev_file = filp->private_data;
-
-	return uverbs_event_read(&ev_file->ev_queue, filp, buf, count,
-				 sizeof(struct ib_uverbs_comp_event_desc));
-}
-
-static __poll_t comp_event_poll(struct file *filp,
-				struct poll_table_struct *wait)
-{
-	struct ib_uverbs_completion_event_file *ev_file = filp->private_data;
-
-	return uverbs_event_poll(&ev_file->ev_queue, filp, wait);
-}
-
-static int comp_event_fasync(int fd, struct file *filp, int on)
-{
-	struct ib_uverbs_completion_event_file *ev_file = filp->private_data;
-
-	return fasync_helper(fd, filp, on, &ev_file->ev_queue.async_queue);
-}
-
-static int comp_event_close(struct inode *inode, struct file *filp)
-{
-	struct ib_uverbs_completion_event_file *ev_file = filp->private_data;
-
-	uverbs_close_queue(&ev_file->ev_queue);
-	ib_uverbs_comp_file_put(ev_file);
-	return 0;
-}
-
-static const struct file_operations uverbs_comp_event_fops = {
-	.owner	 = THIS_MODULE,
-	.read	 = comp_event_read,
-	.poll	 = comp_event_poll,
-	.release = comp_event_close,
-	.fasync	 = comp_event_fasync,
-	.llseek	 = no_llseek,
-};
-
-/* Returns the new file, not yet installed in an fd. */
-struct file *ib_uverbs_alloc_comp_event_file(struct ib_uverbs_file *ufile)
-{
-	struct ib_uverbs_completion_event_file *f;
-	struct file *filp;
-
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
-	if (!f)
-		return ERR_PTR(-ENOMEM);
-	kref_init(&f->ref);
-	uverbs_init_event_queue(&f->ev_queue);
-
-	filp = anon_inode_getfile("[infinibandevent]", &uverbs_comp_event_fops,
-				  f, O_RDONLY);
-	if (IS_ERR(filp)) {
-		kfree(f);
-		return filp;
-	}
-	kref_get(&ufile->ref);
-	f->ufile = ufile;
-	spin_lock(&ufile->comp_files_lock);
-	list_add_tail(&f->ufile_entry, &ufile->comp_files);
-	spin_unlock(&ufile->comp_files_lock);
-	return filp;
-}
-
-/* The channel behind fd if it is one of ufile's, with a reference. */
-struct ib_uverbs_completion_event_file *
-ib_uverbs_lookup_comp_file(int fd, struct ib_uverbs_file *ufile)
-{
-	struct ib_uverbs_completion_event_file *ev_file = NULL;
-	struct fd f = fdget(fd);
-
-	if (!f.file)
-		return NULL;
-	if (f.file->f_op == &uverbs_comp_event_fops) {
-		ev_file = f.file->private_data;
-		if (ev_file->ufile == ufile)
-			kref_get(&ev_file->ref);
-		else
-			ev_file = NULL;
-	}
-	fdput(f);
-	return ev_file;
-}
+/* ----------------------------------------------------- completion events */
 
 /* Completion handler of every user CQ; cq_context is its channel. */
 void ib_uverbs_comp_handler(struct ib_cq *cq, void *cq_context)
@@ -479,7 +383,7 @@ void ib_uverbs_release_ucq(struct ib_ucq_object *ucq,
 		list_for_each_entry_safe(ev, tmp, &ucq->comp_list, obj_list)
 			uverbs_free_event(ev);
 		spin_unlock_irq(&ev_file->ev_queue.lock);
-		ib_uverbs_comp_file_put(ev_file);
+		uverbs_uobject_put(&ev_file->uobj);
 	}
 	ib_uverbs_release_uevent(&ucq->uevent);
 }

@@ -3,9 +3,10 @@
  * ib_uverbs: /dev/infiniband/uverbsN, the userspace verbs interface
  * (ABI.md §4). One char device per ib_device, class "infiniband_verbs".
  *
- * Only the legacy write() command protocol is offered: there is no
- * unlocked_ioctl, so RDMA_VERBS_IOCTL fails with ENOTTY and libibverbs
- * uses write() for every command (ABI.md §4.5, strategy A).
+ * Both command protocols are offered: write() (legacy and extended
+ * commands) and RDMA_VERBS_IOCTL with the method/attribute framework, so
+ * libibverbs takes its ioctl paths (ABI.md §4.5, strategy B). Each device
+ * gets its parse tree, the core's definitions merged with its driver's.
  *
  * Device removal: none of our drivers can disassociate a live ucontext
  * from its hardware, so, as upstream does for such drivers, removing the
@@ -116,6 +117,7 @@ static void uverbs_dev_release(struct device *dev)
 {
 	struct ib_uverbs_device *udev = to_udev(dev);
 
+	uverbs_free_api(udev->uapi);
 	ida_free(&uverbs_ida, udev->devnum);
 	kfree(udev);
 }
@@ -130,10 +132,9 @@ static void ufile_release(struct kref *ref)
 {
 	struct ib_uverbs_file *ufile =
 		container_of(ref, struct ib_uverbs_file, ref);
-	int i;
 
-	for (i = 0; i < UVERBS_NUM_TYPES; i++)
-		xa_destroy(&ufile->objs[i]);
+	WARN_ON(!xa_empty(&ufile->idr));
+	xa_destroy(&ufile->idr);
 	kfree(ufile);
 }
 
@@ -173,7 +174,6 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	kref_init(&ufile->ref);
 	ufile->device = udev;
 	ufile->ib_dev = ib_dev;
-	init_rwsem(&ufile->cmd_rwsem);
 	ib_uverbs_init_ufile_objs(ufile);
 	list_add_tail(&ufile->list, &udev->ufiles);
 	mutex_unlock(&udev->lists_mutex);
@@ -193,7 +193,7 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 	struct ib_uverbs_device *udev = ufile->device;
 	struct module *owner = ufile->ib_dev->ops.owner;
 
-	ib_uverbs_destroy_ufile(ufile);
+	ib_uverbs_destroy_ufile(ufile, RDMA_REMOVE_CLOSE);
 
 	mutex_lock(&udev->lists_mutex);
 	list_del(&ufile->list);
@@ -225,8 +225,8 @@ static ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 }
 
 /*
- * Not under cmd_rwsem: the caller holds mmap_lock, which commands take
- * (pinning memory) while holding cmd_rwsem. The context is published
+ * Not under hw_destroy_rwsem: the caller holds mmap_lock, which commands
+ * take (pinning memory) while holding it. The context is published
  * once with a release store and lives until close, which cannot run
  * while mmap holds the file.
  */
@@ -247,6 +247,8 @@ static const struct file_operations uverbs_fops = {
 	.open	 = ib_uverbs_open,
 	.release = ib_uverbs_close,
 	.write	 = ib_uverbs_write,
+	.unlocked_ioctl = ib_uverbs_ioctl,
+	.compat_ioctl = ib_uverbs_ioctl,
 	.mmap	 = ib_uverbs_mmap,
 	.llseek	 = no_llseek,
 };
@@ -272,6 +274,13 @@ static int ib_uverbs_add_one(struct ib_device *device)
 	if (!udev) {
 		ida_free(&uverbs_ida, devnum);
 		return -ENOMEM;
+	}
+	udev->uapi = uverbs_build_api(device);
+	if (IS_ERR(udev->uapi)) {
+		ret = PTR_ERR(udev->uapi);
+		kfree(udev);
+		ida_free(&uverbs_ida, devnum);
+		return ret;
 	}
 	udev->devnum = devnum;
 	udev->ib_dev = device;
@@ -326,12 +335,12 @@ static void ib_uverbs_remove_one(struct ib_device *device, void *client_data)
 	mutex_lock(&udev->lists_mutex);
 	udev->going_away = true;
 	list_for_each_entry(ufile, &udev->ufiles, list) {
-		down_read(&ufile->cmd_rwsem);
-		if (ufile->async_file)
-			ib_uverbs_async_file_device_event(ufile->async_file,
-							  IB_EVENT_DEVICE_FATAL,
-							  0);
-		up_read(&ufile->cmd_rwsem);
+		down_read(&ufile->hw_destroy_rwsem);
+		if (ufile->default_async_file)
+			ib_uverbs_async_file_device_event(
+				ufile->default_async_file,
+				IB_EVENT_DEVICE_FATAL, 0);
+		up_read(&ufile->hw_destroy_rwsem);
 		nfiles++;
 	}
 	mutex_unlock(&udev->lists_mutex);

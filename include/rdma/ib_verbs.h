@@ -778,53 +778,12 @@ struct ib_xrcd;
 struct ib_ucontext;
 struct ib_uobject;
 struct ib_uverbs_file;
+struct uverbs_attr_bundle;
+struct uverbs_api_object;
+struct uapi_definition;
 struct ib_umem;
 struct scatterlist;
 struct vm_area_struct;
-
-/* Userspace context: one per open of /dev/infiniband/uverbsN. */
-struct ib_ucontext {
-	struct ib_device	*device;
-	struct ib_uverbs_file	*ufile;
-	struct rdma_restrack_entry res;
-};
-
-/* What a user handle refers to; owned by ib_uverbs. */
-struct ib_uobject {
-	u64			user_handle;
-	struct ib_uverbs_file	*ufile;
-	struct ib_ucontext	*context;
-	void			*object;
-	struct list_head	list;
-	u32			id;
-	u32			type;		/* UVERBS_OBJECT_* */
-	struct kref		ref;
-	struct rcu_head		rcu;
-};
-
-/*
- * Everything one uverbs command handler sees. Drivers only see the
- * driver_udata member, and reach the context through
- * rdma_udata_to_drv_context().
- */
-struct uverbs_attr_bundle {
-	struct ib_udata		driver_udata;
-	struct ib_udata		ucore;
-	struct ib_uverbs_file	*ufile;
-	struct ib_ucontext	*context;
-	struct ib_uobject	*uobject;
-};
-
-static inline struct uverbs_attr_bundle *
-rdma_udata_to_uverbs_attr_bundle(struct ib_udata *udata)
-{
-	return container_of(udata, struct uverbs_attr_bundle, driver_udata);
-}
-
-#define rdma_udata_to_drv_context(udata, drv_dev_struct, member)	\
-	(struct drv_dev_struct *)((udata) ?				\
-		container_of(rdma_udata_to_uverbs_attr_bundle(udata)->context, \
-			     struct drv_dev_struct, member) : NULL)
 
 enum ib_access_flags {
 	IB_ACCESS_LOCAL_WRITE = IB_UVERBS_ACCESS_LOCAL_WRITE,
@@ -863,6 +822,35 @@ struct ib_rdmacg_object {
 #ifdef CONFIG_CGROUP_RDMA
 	struct rdma_cgroup	*cg;
 #endif
+};
+
+/* Userspace context: one per open of /dev/infiniband/uverbsN. */
+struct ib_ucontext {
+	struct ib_device	*device;
+	struct ib_uverbs_file	*ufile;
+
+	struct ib_rdmacg_object	cg_obj;
+	/* The core's; drivers keep out. */
+	struct rdma_restrack_entry res;
+	/* rdma_user_mmap_entry objects by page offset. */
+	struct xarray		mmap_xa;
+};
+
+/* What a user handle refers to; owned by ib_uverbs. */
+struct ib_uobject {
+	u64			user_handle;	/* userspace's cookie */
+	struct ib_uverbs_file	*ufile;
+	struct ib_ucontext	*context;
+	void			*object;	/* the verbs object */
+	struct list_head	list;		/* in the ufile's list */
+	struct ib_rdmacg_object	cg_obj;
+	int			id;		/* the handle (or the fd) */
+	struct kref		ref;
+	/* > 0: that many shared users; -1: one exclusive user. */
+	atomic_t		usecnt;
+	struct rcu_head		rcu;
+
+	const struct uverbs_api_object *uapi_object;
 };
 
 /* ---- PD ---- */
@@ -2309,6 +2297,69 @@ void rdma_free_hw_stats_struct(struct rdma_hw_stats *stats);
 
 
 /*
+ * ---------------------------------------------------------------------
+ * uverbs: mmap cookies. Upstream 6.1 declarations.
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * A range of a ucontext's mmap offsets (in pages) that the driver hands to
+ * userspace as a cookie: rdma_user_mmap_entry_insert*() assigns it, the
+ * driver's mmap finds it again, and ops.mmap_free releases the driver's
+ * memory once the entry is removed and no mapping uses it.
+ */
+struct rdma_user_mmap_entry {
+	struct kref ref;
+	struct ib_ucontext *ucontext;
+	unsigned long start_pgoff;
+	size_t npages;
+	bool driver_removed;
+};
+
+/* The offset (in bytes) userspace passes to mmap(2) for this entry. */
+static inline u64
+rdma_user_mmap_get_offset(const struct rdma_user_mmap_entry *entry)
+{
+	return (u64)entry->start_pgoff << PAGE_SHIFT;
+}
+
+int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
+		      unsigned long pfn, unsigned long size, pgprot_t prot,
+		      struct rdma_user_mmap_entry *entry);
+int rdma_user_mmap_entry_insert(struct ib_ucontext *ucontext,
+				struct rdma_user_mmap_entry *entry,
+				size_t length);
+int rdma_user_mmap_entry_insert_range(struct ib_ucontext *ucontext,
+				      struct rdma_user_mmap_entry *entry,
+				      size_t length, u32 min_pgoff,
+				      u32 max_pgoff);
+
+static inline int
+rdma_user_mmap_entry_insert_exact(struct ib_ucontext *ucontext,
+				  struct rdma_user_mmap_entry *entry,
+				  size_t length, u32 pgoff)
+{
+	return rdma_user_mmap_entry_insert_range(ucontext, entry, length, pgoff,
+						 pgoff);
+}
+
+struct rdma_user_mmap_entry *
+rdma_user_mmap_entry_get_pgoff(struct ib_ucontext *ucontext,
+			       unsigned long pgoff);
+struct rdma_user_mmap_entry *
+rdma_user_mmap_entry_get(struct ib_ucontext *ucontext,
+			 struct vm_area_struct *vma);
+void rdma_user_mmap_entry_put(struct rdma_user_mmap_entry *entry);
+
+void rdma_user_mmap_entry_remove(struct rdma_user_mmap_entry *entry);
+
+/* The ufile's context, or ERR_PTR(-EINVAL) before GET_CONTEXT. */
+struct ib_ucontext *ib_uverbs_get_ucontext_file(struct ib_uverbs_file *ufile);
+
+/* Handler of destroy-only methods: the core does the destroying. */
+int uverbs_destroy_def_handler(struct uverbs_attr_bundle *attrs);
+
+/*
  * Driver methods. A driver fills what it supports and hands the table to
  * ib_set_device_ops(); unset methods fall back to core behaviour or fail
  * with -EOPNOTSUPP. The member order is upstream's: code built into the
@@ -2819,10 +2870,12 @@ static inline u32 rdma_core_cap(const struct ib_device *device, u32 port)
 	return device->port_data[port].immutable.core_cap_flags;
 }
 
+/* RoCE ports always need a GRH, as ports that say so. */
 static inline bool rdma_is_grh_required(const struct ib_device *device,
 					u32 port_num)
 {
-	return rdma_core_cap(device, port_num) & RDMA_CORE_CAP_IB_GRH_REQUIRED;
+	return rdma_core_cap(device, port_num) &
+	       RDMA_CORE_PORT_IB_GRH_REQUIRED;
 }
 
 static inline bool rdma_protocol_ib(const struct ib_device *device,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Malformed uverbs write()s and MR limits (tools/tests/uverbs_bad_input_test.cpp)
-# on rxe0: upstream errnos, RLIMIT_MEMLOCK enforced, CAP_IPC_LOCK exempt.
+# and malformed RDMA_VERBS_IOCTL calls (uverbs_ioctl_test.cpp) on rxe0:
+# upstream errnos, RLIMIT_MEMLOCK enforced, CAP_IPC_LOCK exempt.
 . "$(dirname "$0")/../lib.sh"
 
 bin=${RDMA_KMOD_SRC:-.}/build/tools/rdma_uverbs_tests

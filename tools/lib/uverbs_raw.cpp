@@ -4,15 +4,29 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
+
+#include "sysfs.h"
 
 namespace rk {
 
 UverbsFile::UverbsFile(const std::string &path)
 {
+	std::string dev;
+	size_t slash = path.rfind('/');
+
 	fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+	if (rk::read_sysfs("/sys/class/infiniband_verbs/" + path.substr(slash + 1) +
+			   "/ibdev", dev).ok()) {
+		if (dev.rfind("rxe", 0) == 0)
+			driver_id_ = RDMA_DRIVER_RXE;
+		else if (dev.rfind("siw", 0) == 0)
+			driver_id_ = RDMA_DRIVER_SIW;
+	}
 }
 
 UverbsFile::~UverbsFile()
@@ -128,6 +142,87 @@ int UverbsFile::dereg_mr(uint32_t handle)
 
 	req.mr_handle = handle;
 	return cmd(IB_USER_VERBS_CMD_DEREG_MR, &req, sizeof(req), nullptr, 0);
+}
+
+int UverbsFile::ioctl_raw(void *buf)
+{
+	return ::ioctl(fd_, RDMA_VERBS_IOCTL, buf) ? errno : 0;
+}
+
+Ioctl &Ioctl::raw(const ib_uverbs_attr &a)
+{
+	attrs_.push_back(a);
+	return *this;
+}
+
+Ioctl &Ioctl::in(uint16_t id, const void *p, uint16_t len, bool mandatory)
+{
+	ib_uverbs_attr a{};
+
+	a.attr_id = id;
+	a.len = len;
+	a.flags = mandatory ? UVERBS_ATTR_F_MANDATORY : 0;
+	if (len <= sizeof(a.data))
+		std::memcpy(&a.data, p, len);
+	else
+		a.data = reinterpret_cast<uintptr_t>(p);
+	return raw(a);
+}
+
+Ioctl &Ioctl::in_u64(uint16_t id, uint64_t v, bool mandatory)
+{
+	return in(id, &v, sizeof(v), mandatory);
+}
+
+Ioctl &Ioctl::in_u32(uint16_t id, uint32_t v, bool mandatory)
+{
+	return in(id, &v, sizeof(v), mandatory);
+}
+
+Ioctl &Ioctl::out(uint16_t id, void *p, uint16_t len, bool mandatory)
+{
+	ib_uverbs_attr a{};
+
+	a.attr_id = id;
+	a.len = len;
+	a.flags = mandatory ? UVERBS_ATTR_F_MANDATORY : 0;
+	a.data = reinterpret_cast<uintptr_t>(p);
+	return raw(a);
+}
+
+Ioctl &Ioctl::obj(uint16_t id, int64_t handle, bool mandatory)
+{
+	ib_uverbs_attr a{};
+
+	a.attr_id = id;
+	a.flags = mandatory ? UVERBS_ATTR_F_MANDATORY : 0;
+	a.data_s64 = handle;
+	return raw(a);
+}
+
+int Ioctl::run(UverbsFile &f)
+{
+	std::vector<uint8_t> buf(sizeof(ib_uverbs_ioctl_hdr) +
+				 attrs_.size() * sizeof(ib_uverbs_attr));
+	ib_uverbs_ioctl_hdr hdr{};
+	int err;
+
+	hdr.length = length_ >= 0 ? length_ : buf.size();
+	hdr.object_id = object_;
+	hdr.method_id = method_;
+	hdr.num_attrs = attrs_.size();
+	hdr.reserved1 = res1_;
+	hdr.driver_id = have_driver_ ? driver_ : f.driver_id();
+	hdr.reserved2 = res2_;
+	std::memcpy(buf.data(), &hdr, sizeof(hdr));
+	if (!attrs_.empty())
+		std::memcpy(buf.data() + sizeof(hdr), attrs_.data(),
+			    attrs_.size() * sizeof(ib_uverbs_attr));
+	err = f.ioctl_raw(buf.data());
+	if (!attrs_.empty())
+		std::memcpy(attrs_.data(), buf.data() + sizeof(hdr),
+			    attrs_.size() * sizeof(ib_uverbs_attr));
+	return err;
 }
 
 } // namespace rk

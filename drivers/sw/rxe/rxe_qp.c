@@ -89,8 +89,8 @@ static int rxe_qp_init_sq(struct rxe_dev *rxe, struct rxe_qp *qp,
 					      QUEUE_TYPE_KERNEL);
 	if (!qp->sq.queue)
 		return -ENOMEM;
+	/* The answer keeps the depth asked for, as the stock rxe's does. */
 	qp->sq.max_wr = num;
-	init->cap.max_send_wr = num;
 
 	if (udata) {
 		err = rxe_queue_do_mmap_info(rxe, udata, &uresp->sq_mi,
@@ -129,12 +129,9 @@ static int rxe_qp_init_rq(struct rxe_dev *rxe, struct rxe_qp *qp,
 	qp->resp.opcode = -1;
 	rxe_init_task(&qp->resp.task, qp, rxe_responder, "resp");
 
-	if (qp->srq) {
-		/* receives come from the SRQ: no RQ, nothing to mmap */
-		init->cap.max_recv_wr = 0;
-		init->cap.max_recv_sge = 0;
+	/* receives come from the SRQ: no RQ, nothing to mmap */
+	if (qp->srq)
 		return 0;
-	}
 
 	qp->rq.max_sge = init->cap.max_recv_sge;
 	qp->rq.queue = rxe_queue_init(rxe, &num,
@@ -145,7 +142,6 @@ static int rxe_qp_init_rq(struct rxe_dev *rxe, struct rxe_qp *qp,
 	if (!qp->rq.queue)
 		return -ENOMEM;
 	qp->rq.max_wr = num;
-	init->cap.max_recv_wr = num;
 
 	if (udata) {
 		err = rxe_queue_do_mmap_info(rxe, udata, &uresp->rq_mi,

@@ -17,6 +17,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 #include <uapi/rdma/ib_user_verbs.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 #include "rxe_task.h"

@@ -30,6 +30,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iw_cm.h>
 #include <uapi/rdma/siw-abi.h>

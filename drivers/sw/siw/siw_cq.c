@@ -73,7 +73,7 @@ int siw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 	base->cqe = cq->num_cqe;
 
 	if (udata) {
-		uctx = rdma_udata_to_drv_context(udata, siw_ucontext,
+		uctx = rdma_udata_to_drv_context(udata, struct siw_ucontext,
 						 base_ucontext);
 		err = siw_ring_publish(uctx, cq->ring, &cq->key);
 		if (err)
@@ -102,7 +102,7 @@ int siw_destroy_cq(struct ib_cq *base, struct ib_udata *udata)
 	struct siw_ucontext *uctx;
 
 	if (udata) {
-		uctx = rdma_udata_to_drv_context(udata, siw_ucontext,
+		uctx = rdma_udata_to_drv_context(udata, struct siw_ucontext,
 						 base_ucontext);
 		siw_ring_unpublish(uctx, cq->key);
 	}

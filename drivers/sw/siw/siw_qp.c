@@ -435,7 +435,7 @@ int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 		goto err_queues;
 
 	if (udata) {
-		uctx = rdma_udata_to_drv_context(udata, siw_ucontext,
+		uctx = rdma_udata_to_drv_context(udata, struct siw_ucontext,
 						 base_ucontext);
 		err = siw_ring_publish(uctx, qp->sq_ring, &qp->sq_key);
 		if (err)
@@ -466,9 +466,9 @@ int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 			goto err_id;
 	}
 
+	/* The inline size asked for stays (checked above), as upstream siw. */
 	attr->cap.max_send_wr = qp->num_sqe;
 	attr->cap.max_recv_wr = qp->num_rqe;
-	attr->cap.max_inline_data = SIW_MAX_INLINE;
 	return 0;
 
 err_id:
@@ -512,7 +512,7 @@ int siw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	siw_rx_ctx_release(qp);
 
 	if (udata)
-		uctx = rdma_udata_to_drv_context(udata, siw_ucontext,
+		uctx = rdma_udata_to_drv_context(udata, struct siw_ucontext,
 						 base_ucontext);
 	siw_qp_free_queues(qp, uctx);
 	atomic_dec(&sdev->num_qp);

@@ -45,7 +45,7 @@ int siw_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	attr->max_wr = srq->num_rqe;
 
 	if (udata) {
-		uctx = rdma_udata_to_drv_context(udata, siw_ucontext,
+		uctx = rdma_udata_to_drv_context(udata, struct siw_ucontext,
 						 base_ucontext);
 		err = siw_ring_publish(uctx, srq->ring, &srq->key);
 		if (err)
@@ -112,7 +112,7 @@ int siw_destroy_srq(struct ib_srq *base, struct ib_udata *udata)
 	struct siw_ucontext *uctx;
 
 	if (udata) {
-		uctx = rdma_udata_to_drv_context(udata, siw_ucontext,
+		uctx = rdma_udata_to_drv_context(udata, struct siw_ucontext,
 						 base_ucontext);
 		siw_ring_unpublish(uctx, srq->key);
 	}
