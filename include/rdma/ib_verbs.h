@@ -44,6 +44,7 @@
 #include <net/ip.h>
 #include <rdma/restrack.h>
 #include <rdma/signature.h>
+#include <rdma/rdma_counter.h>
 #include <uapi/rdma/ib_user_verbs.h>
 #include <uapi/rdma/rdma_user_ioctl.h>
 #include <uapi/rdma/ib_user_ioctl_verbs.h>

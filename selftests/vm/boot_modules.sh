@@ -10,6 +10,7 @@ set -u
 conf=/etc/rdma/modules/rdma.conf
 [ -r $conf ] || { echo "FAIL: $conf missing (rdma-core not installed?)"; exit 1; }
 fail=0
+before=" $(cut -d' ' -f1 /proc/modules | tr '\n' ' ') "
 out=$(/lib/systemd/systemd-modules-load $conf 2>&1)
 echo "$out"
 # Listed modules (comments and blank lines aside), plus ib_core as ours.
@@ -48,4 +49,17 @@ for m in $(sh $RDMA_KMOD_SRC/scripts/blocklist.sh --names $KVER); do
 	*) echo "FAIL: in-tree RDMA module $m loaded"; fail=1 ;;
 	esac
 done
+# What the boot list loaded goes away again: the tests after this one
+# load what they need (and cm_configfs checks rdma_cm unloads).
+# /proc/modules lists the newest first, users before what they use.
+for pass in 1 2 3; do
+	for m in $(cut -d' ' -f1 /proc/modules); do
+		case "$before" in *" $m "*) ;; *) rmmod $m 2>/dev/null ;; esac
+	done
+done
+left=""
+for m in $(cut -d' ' -f1 /proc/modules); do
+	case "$before" in *" $m "*) ;; *) left="$left $m" ;; esac
+done
+[ -z "$left" ] || { echo "FAIL: could not unload what the boot list loaded:$left"; fail=1; }
 exit $fail
