@@ -128,14 +128,23 @@ fi
 status=0
 cd $RDMA_KMOD_SRC
 : > $OUT/results
+: > $OUT/times
 for t in $RDMA_KMOD_TESTS; do
 	name=$(basename $t .sh)
 	log "test $name"
+	# run.sh names the test that was running if the VM runs out of time.
+	echo "$name" > $OUT/current
+	t0=$(date +%s)
 	echo "=== $name"
 	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then
 		echo "FAIL: $name (in-tree module loaded before)" >> $OUT/results; status=1; continue
 	fi
-	if timeout -k 5 $RDMA_KMOD_TEST_TIMEOUT sh $t; then r=PASS; else r=FAIL; fi
+	timeout -k 5 $RDMA_KMOD_TEST_TIMEOUT sh $t
+	case $? in
+	0) r=PASS ;;
+	124|137) r=FAIL; echo "FAIL: $name timed out after ${RDMA_KMOD_TEST_TIMEOUT}s" ;;
+	*) r=FAIL ;;
+	esac
 	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then r=FAIL; fi
 	# Each test leaves no device behind for the next one.
 	drop_leftovers
@@ -146,6 +155,7 @@ for t in $RDMA_KMOD_TESTS; do
 		r=XFAIL
 	fi
 	echo "$r: $name" >> $OUT/results
+	echo "$name $(( $(date +%s) - t0 ))" >> $OUT/times
 	# Why, in the results too: CI shows only the end of the output.
 	if [ $r != PASS ]; then
 		sed -n "/^=== $name\$/,\$p" $OUT/guest.log >/tmp/test.out
@@ -154,6 +164,7 @@ for t in $RDMA_KMOD_TESTS; do
 	fi
 	[ $r = FAIL ] && status=1
 done
+: > $OUT/current
 
 cleanup || { echo "FAIL: unload" >> $OUT/results; status=1; }
 finish $status

@@ -16,7 +16,7 @@ USAGE
 }
 KVER=$("$top/scripts/kver.sh")
 stack=ours peer_stack=stock modules_dir="" cmd="" tests="" all=0 shell=0 twovm=0
-log="" verbose=0 timeout=1500 test_timeout=900
+log="" verbose=0 timeout=2100 test_timeout=600
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) KVER=$2; shift ;;
@@ -211,11 +211,18 @@ for out in "$run_dir"/vm*; do
 		esac
 	fi
 	if [ ! -s "$out/rc" ]; then
-		echo "FAIL: $side did not finish (qemu rc $qrc, timeout ${timeout}s?)"; status=1; continue
+		echo "FAIL: $side did not finish (qemu rc $qrc, timeout ${timeout}s?)" \
+			"while running $(cat "$out/current" 2>/dev/null)"
+		status=1
+		# What did finish, and how long each took, says where the time went.
+		sed "s/^/$side before: /" "$out/results" 2>/dev/null
+		sort -k2 -n -r "$out/times" 2>/dev/null | head -8 | sed "s/^/$side slowest: /"
+		continue
 	fi
 	[ "$(cat "$out/rc")" = 0 ] || status=1
 	[ "$side" = vm1 ] && cat "$out/results"
 	[ "$side" = vm1 ] || sed "s/^/peer: /" "$out/results"
+	sort -k2 -n -r "$out/times" 2>/dev/null | head -5 | sed "s/^/$side slowest: /" >> "$log"
 	# "traps: prog[pid] general protection fault" is a user process's
 	# crash (its test reports it), not a kernel splat
 	splats=$(grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t:|list_add corruption|list_del corruption|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|KASAN:|kernel BUG|Call Trace:' "$out/dmesg.txt" |
