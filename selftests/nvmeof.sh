@@ -73,7 +73,10 @@ nvmeof_host() {
 		bad "nvme discover -t rdma -a $a"
 		cat /tmp/nvme.disc
 	fi
-	if ! nvmeof_try /tmp/nvme.conn nvme connect -t rdma -a "$a" -s 4420 -n $NVMEOF_NQN -q "$hostnqn"; then
+	# A broken transport fails the I/O within 30 s instead of the default
+	# 600 s of reconnects, so a regression is a failed test, not a hung VM.
+	if ! nvmeof_try /tmp/nvme.conn nvme connect -t rdma -a "$a" -s 4420 -n $NVMEOF_NQN -q "$hostnqn" \
+		--ctrl-loss-tmo=30 --reconnect-delay=2; then
 		bad "nvme connect -t rdma -a $a -n $NVMEOF_NQN"
 		cat /tmp/nvme.conn
 		return 1
