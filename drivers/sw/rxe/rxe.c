@@ -67,31 +67,6 @@ static void rxe_init_port_param(struct rxe_port *port)
 	a->max_vl_num = RXE_PORT_MAX_VL_NUM;
 }
 
-static void rxe_init_pools(struct rxe_dev *rxe)
-{
-	rxe_pool_init(rxe, &rxe->uc_pool, RXE_TYPE_UC);
-	rxe_pool_init(rxe, &rxe->pd_pool, RXE_TYPE_PD);
-	rxe_pool_init(rxe, &rxe->ah_pool, RXE_TYPE_AH);
-	rxe_pool_init(rxe, &rxe->srq_pool, RXE_TYPE_SRQ);
-	rxe_pool_init(rxe, &rxe->qp_pool, RXE_TYPE_QP);
-	rxe_pool_init(rxe, &rxe->cq_pool, RXE_TYPE_CQ);
-	rxe_pool_init(rxe, &rxe->mr_pool, RXE_TYPE_MR);
-	rxe_pool_init(rxe, &rxe->mw_pool, RXE_TYPE_MW);
-}
-
-/* dealloc_driver (rxe_verbs.c) and the failed-add path. */
-void rxe_cleanup_pools(struct rxe_dev *rxe)
-{
-	rxe_pool_cleanup(&rxe->mw_pool);
-	rxe_pool_cleanup(&rxe->mr_pool);
-	rxe_pool_cleanup(&rxe->cq_pool);
-	rxe_pool_cleanup(&rxe->qp_pool);
-	rxe_pool_cleanup(&rxe->srq_pool);
-	rxe_pool_cleanup(&rxe->ah_pool);
-	rxe_pool_cleanup(&rxe->pd_pool);
-	rxe_pool_cleanup(&rxe->uc_pool);
-}
-
 /* Called from NLDEV NEWLINK, without RTNL; ndev is held by the caller. */
 int rxe_add(struct net_device *ndev, const char *ibdev_name)
 {

@@ -13,6 +13,7 @@
 #include "rxe_hdr.h"
 #include "rxe_opcode.h"
 #include "rxe_queue.h"
+#include "rxe_pool.h"
 #include "rxe_verbs.h"
 #include "rxe_net.h"
 #include "rxe_task.h"
@@ -30,20 +31,14 @@ struct rxe_dev {
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
 
-	struct rxe_pool uc_pool;
-	struct rxe_pool pd_pool;
-	struct rxe_pool ah_pool;
-	struct rxe_pool srq_pool;
-	struct rxe_pool qp_pool;
-	struct rxe_pool cq_pool;
-	struct rxe_pool mr_pool;
-	struct rxe_pool mw_pool;
+	/* object numbering, one pool per type (rxe_pool.c's table) */
+	struct rxe_pool uc_pool, pd_pool;
+	struct rxe_pool cq_pool, srq_pool, qp_pool, ah_pool;
+	struct rxe_pool mr_pool, mw_pool;
 
-	/* user queue buffers created but not yet mmap()ed (rxe_mmap.c) */
-	spinlock_t pending_lock;
-	struct list_head pending_mmaps;
-	spinlock_t mmap_offset_lock;
-	u64 mmap_offset;
+	/* cookies of user rings not yet mmap()ed, by page offset (rxe_mmap.c) */
+	struct xarray mmaps;
+	u64 mmap_next;		/* next offset to hand out; under xa_lock */
 
 	atomic64_t stats_counters[RXE_NUM_OF_COUNTERS];
 	/* receive drops by reason (not hw counters: stock has no such) */
@@ -73,7 +68,6 @@ static inline struct rxe_dev *rxe_from_qp(struct rxe_qp *qp)
 
 /* rxe.c */
 int rxe_add(struct net_device *ndev, const char *ibdev_name);
-void rxe_cleanup_pools(struct rxe_dev *rxe);
 
 /* rxe_net.c */
 int rxe_net_init(void);

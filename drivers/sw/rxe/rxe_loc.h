@@ -54,21 +54,25 @@ int rxe_mcast_get_qps(struct rxe_dev *rxe, const union ib_gid *mgid,
 		      struct rxe_qp **qps, int max);
 bool rxe_mcast_has_group(struct rxe_dev *rxe, const union ib_gid *mgid);
 
-/* rxe_mmap.c */
+/* rxe_mmap.c: the cookie that lets librxe mmap() one user ring */
 struct rxe_mmap_info {
-	struct list_head pending_mmaps;
-	struct ib_ucontext *context;
+	struct kref ref;	/* the queue's, then each vma's */
+	struct mminfo info;	/* offset and size, as userspace sees them */
+	void *obj;		/* the vmalloc_user ring itself */
+	bool mapped;		/* claimed by mmap(): out of rxe->mmaps */
 	struct rxe_dev *rxe;
-	struct kref ref;
-	void *obj;		/* the vmalloc_user buffer */
-	struct mminfo info;	/* offset cookie and size given to userspace */
+	struct ib_ucontext *context;	/* only this context may map it */
 };
 
-/* Pending-mmap list and offset cookie of @rxe; rxe_pool_init() calls it. */
+/* The device's cookie index; rxe_init_pools() calls it. */
 void rxe_mmap_init(struct rxe_dev *rxe);
-void rxe_mmap_release(struct kref *ref);
+/* A cookie for @obj (@size bytes), not yet findable by mmap(). */
 struct rxe_mmap_info *rxe_create_mmap_info(struct rxe_dev *rxe, u32 size,
 					   struct ib_udata *udata, void *obj);
+/* Make it findable, once userspace has been told about it. */
+int rxe_mmap_publish(struct rxe_mmap_info *ip);
+/* The last put frees the ring too. */
+void rxe_mmap_put(struct rxe_mmap_info *ip);
 int rxe_mmap(struct ib_ucontext *context, struct vm_area_struct *vma);
 
 /* rxe_mr.c

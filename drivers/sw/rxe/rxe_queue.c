@@ -59,6 +59,7 @@ int rxe_queue_do_mmap_info(struct rxe_dev *rxe, struct ib_udata *udata,
 			   struct mminfo __user *outbuf, struct rxe_queue *q)
 {
 	struct rxe_mmap_info *ip;
+	int err;
 
 	if (!outbuf)
 		return 0;
@@ -73,9 +74,11 @@ int rxe_queue_do_mmap_info(struct rxe_dev *rxe, struct ib_udata *udata,
 		return -EFAULT;
 	}
 
-	spin_lock_bh(&rxe->pending_lock);
-	list_add(&ip->pending_mmaps, &rxe->pending_mmaps);
-	spin_unlock_bh(&rxe->pending_lock);
+	err = rxe_mmap_publish(ip);
+	if (err) {
+		kfree(ip);
+		return err;
+	}
 
 	q->ip = ip;
 	return 0;
@@ -84,7 +87,7 @@ int rxe_queue_do_mmap_info(struct rxe_dev *rxe, struct ib_udata *udata,
 static void rxe_queue_free(struct rxe_queue *q)
 {
 	if (q->ip)
-		kref_put(&q->ip->ref, rxe_mmap_release);
+		rxe_mmap_put(q->ip);
 	else
 		vfree(q->buf);
 	kfree(q);

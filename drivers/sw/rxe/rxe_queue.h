@@ -47,8 +47,8 @@ struct rxe_queue *rxe_queue_init(struct rxe_dev *rxe, int *num_elem,
 				 unsigned int elem_size,
 				 enum rxe_queue_type type);
 /*
- * Make the queue mmap()able: registers the buffer with the device's
- * pending mmaps and copies struct mminfo to @outbuf (userspace address)
+ * Make the queue mmap()able: publishes a cookie for the buffer in the
+ * device's mmap index and copies struct mminfo to @outbuf (userspace address)
  * or, if @outbuf is NULL, nothing. Kernel queues skip this.
  */
 int rxe_queue_do_mmap_info(struct rxe_dev *rxe, struct ib_udata *udata,

@@ -1,131 +1,334 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * rdma_rxe verbs objects. Every object embeds its ib_* core object (which
- * ib_core allocates with the size given by INIT_RDMA_OBJ_SIZE) and a pool
- * element: the element gives it an index (QPN, SRQ number, AH number, MR
- * key index) and a reference count, so that the packet path can look
- * objects up and keep them alive without holding locks.
+ * rdma_rxe verbs objects.
+ *
+ * Layout rule for every object: the ib_* core object comes first (ib_core
+ * allocates it with INIT_RDMA_OBJ_SIZE and requires offset 0), then the
+ * object's own state grouped by the code that uses it, and the pool handle
+ * (rxe_pool.h) last, as only create, lookup and destroy touch it.
+ *
+ * The file runs from the QP's internals (what its three executors keep),
+ * to the objects that own rings (CQ, SRQ, QP), to the memory objects (MR,
+ * MW), to the plain ones (context, PD, AH), and ends with the casts.
  */
 #ifndef RXE_VERBS_H
 #define RXE_VERBS_H
 
-#include <linux/completion.h>
 #include <linux/interrupt.h>
-#include <linux/kref.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include <uapi/rdma/ib_user_verbs.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 #include "rxe_task.h"
+#include "rxe_pool.h"
 
 struct rxe_dev;
 struct rxe_queue;
 struct rxe_mmap_info;
 
-/* ---- object pools (rxe_pool.c) ---- */
+/* ==== inside a QP ==== */
 
-enum rxe_elem_type {
-	RXE_TYPE_UC,
-	RXE_TYPE_PD,
-	RXE_TYPE_AH,
-	RXE_TYPE_SRQ,
-	RXE_TYPE_QP,
-	RXE_TYPE_CQ,
-	RXE_TYPE_MR,
-	RXE_TYPE_MW,
-	RXE_NUM_TYPES,
-};
-
-struct rxe_pool_elem {
-	struct rxe_pool *pool;
-	void *obj;			/* the rxe_* object containing this */
-	struct kref ref_cnt;
-	struct completion complete;	/* ref_cnt reached zero */
-	u32 index;
-};
-
-struct rxe_pool {
-	struct rxe_dev *rxe;
-	const char *name;
-	enum rxe_elem_type type;
-	size_t elem_offset;		/* of the rxe_pool_elem in the object */
-	void (*cleanup)(struct rxe_pool_elem *elem);
-	unsigned int max_elem;
-	atomic_t num_elem;
-	struct xarray xa;		/* index -> elem, NULL until finalized */
-	struct xa_limit limit;
-	u32 next;			/* cyclic allocation hint */
+/*
+ * Progress of a send WQE (wqe->state): the requester moves it from posted
+ * to processing while it sends, to pending once all is sent and an ACK is
+ * due, and the completer finishes it as done or error.
+ */
+enum wqe_state {
+	wqe_state_posted,
+	wqe_state_processing,
+	wqe_state_pending,
+	wqe_state_done,
+	wqe_state_error,
 };
 
 /*
- * Index ranges (stock-compatible). MR and MW key indexes do not overlap,
- * so an rkey tells by itself whether it names an MR or an MW.
+ * What the executors make of the IB state: RTR and RTS are one "ready",
+ * SQD is split into draining and drained. Kept per executor, under
+ * qp->state_lock, next to the IB state in qp->attr.qp_state.
  */
-#define RXE_MIN_QP_INDEX	16
-#define RXE_MAX_QP_INDEX	0x000fffff
-#define RXE_MIN_SRQ_INDEX	0x00020001
-#define RXE_MAX_SRQ_INDEX	0x000fffff
-#define RXE_MIN_MR_INDEX	0x00000001
-#define RXE_MAX_MR_INDEX	0x0007ffff
-#define RXE_MIN_MW_INDEX	0x00080001
-#define RXE_MAX_MW_INDEX	0x000fffff
+enum rxe_qp_state {
+	QP_STATE_RESET,
+	QP_STATE_INIT,
+	QP_STATE_READY,
+	QP_STATE_DRAIN,
+	QP_STATE_DRAINED,
+	QP_STATE_ERROR,
+};
 
-static inline bool rxe_rkey_is_mw(u32 rkey)
-{
-	u32 index = rkey >> 8;
+/* Requester (rxe_req.c): turns SQ WQEs into request packets. */
+struct rxe_req_info {
+	struct rxe_task task;
+	enum rxe_qp_state state;
 
-	return index >= RXE_MIN_MW_INDEX && index <= RXE_MAX_MW_INDEX;
-}
+	/* where it stands in the SQ and in the PSN space */
+	int wqe_index;
+	u32 psn;
+	int opcode;		/* of the last packet sent, -1 before any */
+	int noack_pkts;		/* sent since the last ACK request */
 
-void rxe_pool_init(struct rxe_dev *rxe, struct rxe_pool *pool,
-		   enum rxe_elem_type type);
-/* Warns (no crash) about leaked elements; called at dealloc_driver. */
-void rxe_pool_cleanup(struct rxe_pool *pool);
+	/* why it is holding back, each set by the check that stopped it */
+	int wait_fence;
+	int wait_psn;
+	int wait_for_rnr_timer;
+	int need_rd_atomic;
+	int need_retry;
+	atomic_t rd_atomic;	/* read/atomic credits still free */
+};
+
+/* Completer (rxe_comp.c): ACKs and responses in, send completions out. */
+struct rxe_comp_info {
+	struct rxe_task task;
+	enum rxe_qp_state state;
+	u32 psn;		/* oldest PSN not acknowledged yet */
+	int opcode;
+
+	/* retransmission bookkeeping */
+	u32 retry_cnt;
+	u32 rnr_retry;
+	int timeout;		/* set by the retransmit timer */
+	int timeout_retry;
+	int started_retry;
+};
 
 /*
- * Give a core-allocated object an index and an initial reference. The
- * index is reserved but lookups fail until rxe_finalize().
+ * A responder resource: an RDMA read or atomic the responder executed,
+ * remembered so that a duplicate request is answered by replaying it.
  */
-int __rxe_add_to_pool(struct rxe_pool *pool, struct rxe_pool_elem *elem,
-		      void *obj, bool sleepable);
-#define rxe_add_to_pool(pool, obj)					\
-	__rxe_add_to_pool(pool, &(obj)->elem, obj, true)
-#define rxe_add_to_pool_atomic(pool, obj)				\
-	__rxe_add_to_pool(pool, &(obj)->elem, obj, false)
+enum rdatm_res_state {
+	rdatm_res_state_next,
+	rdatm_res_state_new,
+	rdatm_res_state_replay,
+};
 
-/* Make the object visible to rxe_pool_get_index(). */
-void __rxe_finalize(struct rxe_pool_elem *elem);
-#define rxe_finalize(obj) __rxe_finalize(&(obj)->elem)
+struct resp_res {
+	u32 first_psn;
+	u32 last_psn;
+	u32 cur_psn;
+	int type;		/* RXE_READ_MASK or RXE_ATOMIC_MASK */
+	enum rdatm_res_state state;
+	int replay;
+	union {
+		struct {
+			u64 va;		/* next byte to send */
+			u32 resid;	/* bytes still to send */
+			u64 va_org;
+			u32 length;
+			u32 rkey;
+		} read;
+		struct {
+			u64 orig_val;	/* what the atomic found */
+		} atomic;
+	};
+};
 
-/* Look up by index; returns the object with a reference, or NULL. */
-void *rxe_pool_get_index(struct rxe_pool *pool, u32 index);
+/* Responder (rxe_resp.c): runs incoming requests, answers with ACKs. */
+struct rxe_resp_info {
+	struct rxe_task task;
+	enum rxe_qp_state state;
 
-/* Returns 0 if the object is already dying (no reference taken). */
-int __rxe_get(struct rxe_pool_elem *elem);
-#define rxe_get(obj) __rxe_get(&(obj)->elem)
-int __rxe_put(struct rxe_pool_elem *elem);
-#define rxe_put(obj) __rxe_put(&(obj)->elem)
-static inline unsigned int __rxe_read(struct rxe_pool_elem *elem)
-{
-	return kref_read(&elem->ref_cnt);
-}
-#define rxe_read(obj) __rxe_read(&(obj)->elem)
+	/* sequence state */
+	u32 psn;		/* next request PSN expected */
+	u32 ack_psn;
+	u32 msn;
+	int opcode;		/* of the last request accepted */
+	int sent_psn_nak;
+
+	/* the outcome of the request being handled */
+	enum ib_wc_status status;
+	u8 aeth_syndrome;
+	int drop_msg;
+	int goto_error;
+
+	/* where an RDMA write, read or atomic lands */
+	struct rxe_mr *mr;
+	u32 rkey;
+	u64 va;
+	u64 offset;
+	u32 length;
+	u32 resid;
+
+	/*
+	 * The receive WQE being filled: an RQ slot, or srq_wqe, the copy of
+	 * an SRQ WQE taken so that the SRQ slot is released at once.
+	 */
+	struct rxe_recv_wqe *wqe;
+	struct {
+		struct rxe_recv_wqe wqe;
+		struct ib_sge sge[RXE_MAX_SGE];
+	} srq_wqe;
+
+	/* ring of max_dest_rd_atomic responder resources */
+	struct resp_res *resources;
+	struct resp_res *res;	/* the one in use */
+	unsigned int res_head;
+	unsigned int res_tail;
+};
+
+/* ==== objects with rings ==== */
+
+/* A CQ slot: an ib_wc for kernel CQs, the uverbs layout for user CQs. */
+struct rxe_cqe {
+	union {
+		struct ib_wc ibwc;
+		struct ib_uverbs_wc uibwc;
+	};
+};
+
+struct rxe_cq {
+	struct ib_cq ibcq;
+	struct rxe_queue *queue;
+	spinlock_t cq_lock;	/* producer side and notify */
+	u8 notify;		/* IB_CQ_NEXT_COMP, IB_CQ_SOLICITED or 0 */
+	bool is_dying;		/* destroy began: raise no more events */
+	bool is_user;
+	atomic_t num_wq;	/* QPs completing into it */
+	struct rxe_pool_elem elem;
+};
+
+/* Send queue of a QP. */
+struct rxe_sq {
+	struct rxe_queue *queue;
+	spinlock_t sq_lock;	/* kernel post_send, the producer */
+	int max_wr;
+	int max_sge;
+	int max_inline;
+};
+
+/* Receive queue of a QP, or the queue of an SRQ. */
+struct rxe_rq {
+	struct rxe_queue *queue;
+	spinlock_t producer_lock;	/* kernel post_recv */
+	spinlock_t consumer_lock;	/* the responder */
+	int max_wr;
+	int max_sge;
+};
+
+struct rxe_srq {
+	struct ib_srq ibsrq;
+	struct rxe_rq rq;
+	struct rxe_pd *pd;
+	u32 srq_num;
+	int limit;		/* SRQ_LIMIT_REACHED is armed while non-zero */
+	int error;
+	struct rxe_pool_elem elem;
+};
+
+struct rxe_qp {
+	struct ib_qp ibqp;
+
+	/* attributes as modify_qp left them; attr.qp_state is the IB state */
+	struct ib_qp_attr attr;
+	spinlock_t state_lock;	/* attr.qp_state and the executors' state */
+	unsigned int valid;
+	unsigned int mtu;	/* path MTU in bytes */
+	enum ib_sig_type sq_sig_type;
+	bool is_user;
+
+	/* the objects it was created with */
+	struct rxe_pd *pd;
+	struct rxe_cq *scq;
+	struct rxe_cq *rcq;
+	struct rxe_srq *srq;
+	struct rxe_sq sq;
+	struct rxe_rq rq;
+
+	/* addressing */
+	struct rxe_av pri_av;
+	struct rxe_av alt_av;
+	u16 src_port;		/* UDP source port, a hash of the QPN */
+	atomic_t mcg_num;	/* multicast groups it is attached to */
+
+	/* the three executors and the packets queued for two of them */
+	struct rxe_req_info req;
+	struct rxe_comp_info comp;
+	struct rxe_resp_info resp;
+	struct sk_buff_head req_pkts;	/* requests, for the responder */
+	struct sk_buff_head resp_pkts;	/* responses, for the completer */
+	atomic_t ssn;
+
+	/* transmit throttle (rxe_net.h) */
+	atomic_t skb_out;
+	int need_req_skb;
+	int need_resp_skb;
+
+	/* RC timers: retransmission (completer), RNR wait (requester) */
+	struct timer_list retrans_timer;
+	struct timer_list rnr_nak_timer;
+	u64 qp_timeout_jiffies;
+
+	struct rxe_pool_elem elem;
+};
+
+/* ==== memory objects ==== */
+
+/* Which way rxe_mr_copy() and copy_data() move bytes. */
+enum rxe_mr_copy_dir {
+	RXE_TO_MR_OBJ,		/* into the MR's memory */
+	RXE_FROM_MR_OBJ,	/* out of the MR's memory */
+};
+
+enum rxe_mr_state {
+	RXE_MR_STATE_INVALID,
+	RXE_MR_STATE_FREE,
+	RXE_MR_STATE_VALID,
+};
 
 /*
- * Destroy path: unpublish the index, drop the initial reference, wait
- * (sleepable) or poll briefly (atomic, e.g. AH destroy from softirq) for
- * the other references to go, then run the pool's cleanup hook. The memory
- * itself belongs to ib_core, which frees it after the destroy op returns.
+ * An MR. Only rxe_mr.c knows how the page list is laid out; everyone else
+ * goes through its functions (rxe_loc.h).
  */
-int __rxe_cleanup(struct rxe_pool_elem *elem, bool sleepable);
-#define rxe_cleanup(obj) __rxe_cleanup(&(obj)->elem, true)
-#define rxe_cleanup_ah(obj, sleepable) __rxe_cleanup(&(obj)->elem, sleepable)
+struct rxe_mr {
+	struct ib_mr ibmr;	/* ibmr.iova, length, type, pd */
+	enum rxe_mr_state state;
+	u32 lkey;
+	u32 rkey;
+	int access;
+	atomic_t num_mw;	/* windows bound to it */
+	struct ib_umem *umem;
 
-/* ---- objects ---- */
+	/* private to rxe_mr.c */
+	u64 *pages;		/* kernel virtual address of each page */
+	u32 num_pages;		/* entries in use */
+	u32 max_pages;		/* entries allocated */
+	unsigned int page_shift;
+	u64 page_mask;
+	u64 ibmr_iova_base;	/* iova where pages[0] starts */
+	u32 page_offset;	/* fast reg: ibmr.iova's offset in pages[0] */
+
+	struct rxe_pool_elem elem;
+};
+
+/* Whether lookup_mr() matches the lkey or the rkey. */
+enum rxe_mr_lookup_type {
+	RXE_LOOKUP_LOCAL,
+	RXE_LOOKUP_REMOTE,
+};
+
+/* Windows go through the same three states as MRs. */
+enum rxe_mw_state {
+	RXE_MW_STATE_INVALID = RXE_MR_STATE_INVALID,
+	RXE_MW_STATE_FREE = RXE_MR_STATE_FREE,
+	RXE_MW_STATE_VALID = RXE_MR_STATE_VALID,
+};
+
+struct rxe_mw {
+	struct ib_mw ibmw;	/* ibmw.type, ibmw.rkey */
+	spinlock_t lock;
+	enum rxe_mw_state state;
+	u32 rkey;
+	int access;
+	/* the bound range, and what it is bound to */
+	u64 addr;
+	u64 length;
+	struct rxe_mr *mr;	/* referenced while bound */
+	struct rxe_qp *qp;	/* type 2 windows: the QP bound to */
+	struct rxe_pool_elem elem;
+};
+
+/* ==== plain objects ==== */
 
 struct rxe_ucontext {
 	struct ib_ucontext ibuc;
@@ -139,353 +342,49 @@ struct rxe_pd {
 
 struct rxe_ah {
 	struct ib_ah ibah;
-	struct rxe_pool_elem elem;
 	struct rxe_av av;
+	int ah_num;		/* elem.index, librxe's handle for it */
 	bool is_user;
-	int ah_num;		/* elem.index, given to librxe as ah_num */
-};
-
-/* A CQ slot: kernel CQs hold an ib_wc, user CQs the uverbs layout. */
-struct rxe_cqe {
-	union {
-		struct ib_wc ibwc;
-		struct ib_uverbs_wc uibwc;
-	};
-};
-
-struct rxe_cq {
-	struct ib_cq ibcq;
 	struct rxe_pool_elem elem;
-	struct rxe_queue *queue;
-	spinlock_t cq_lock;	/* producer side + notify */
-	u8 notify;		/* IB_CQ_NEXT_COMP / IB_CQ_SOLICITED, or 0 */
-	bool is_user;
-	bool is_dying;		/* destroy started: no more events */
-	atomic_t num_wq;	/* QPs using it */
 };
 
-enum wqe_state {
-	wqe_state_posted,
-	wqe_state_processing,
-	wqe_state_pending,
-	wqe_state_done,
-	wqe_state_error,
-};
-
-struct rxe_sq {
-	int max_wr;
-	int max_sge;
-	int max_inline;
-	spinlock_t sq_lock;	/* kernel post_send (producer) */
-	struct rxe_queue *queue;
-};
-
-struct rxe_rq {
-	int max_wr;
-	int max_sge;
-	spinlock_t producer_lock;	/* kernel post_recv */
-	spinlock_t consumer_lock;	/* responder */
-	struct rxe_queue *queue;
-};
-
-struct rxe_srq {
-	struct ib_srq ibsrq;
-	struct rxe_pool_elem elem;
-	struct rxe_pd *pd;
-	struct rxe_rq rq;
-	u32 srq_num;
-	int limit;		/* SRQ_LIMIT_REACHED armed when non-zero */
-	int error;
-};
-
-/* Transport state of a QP (finer than the IB state in attr.qp_state). */
-enum rxe_qp_state {
-	QP_STATE_RESET,
-	QP_STATE_INIT,
-	QP_STATE_READY,		/* RTR/RTS */
-	QP_STATE_DRAIN,		/* SQD requested, not yet drained */
-	QP_STATE_DRAINED,	/* SQD, drained */
-	QP_STATE_ERROR,
-};
-
-/* Requester (rxe_req.c): walks the SQ, builds and sends request packets. */
-struct rxe_req_info {
-	enum rxe_qp_state state;
-	int wqe_index;		/* next SQ slot to process */
-	u32 psn;		/* next PSN to send */
-	int opcode;		/* last opcode sent, -1 at start */
-	atomic_t rd_atomic;	/* outstanding read/atomic credits left */
-	int wait_fence;
-	int need_rd_atomic;
-	int wait_psn;
-	int need_retry;
-	int wait_for_rnr_timer;
-	int noack_pkts;
-	struct rxe_task task;
-};
-
-/* Completer (rxe_comp.c): consumes ACKs/responses, completes send WQEs. */
-struct rxe_comp_info {
-	enum rxe_qp_state state;
-	u32 psn;		/* next PSN expected to be acknowledged */
-	int opcode;
-	int timeout;		/* retransmit timer fired */
-	int timeout_retry;
-	int started_retry;
-	u32 retry_cnt;
-	u32 rnr_retry;
-	struct rxe_task task;
-};
-
-/* A responder resource: a remembered RDMA read or atomic for replay. */
-enum rdatm_res_state {
-	rdatm_res_state_next,
-	rdatm_res_state_new,
-	rdatm_res_state_replay,
-};
-
-struct resp_res {
-	int type;		/* RXE_READ_MASK or RXE_ATOMIC_MASK */
-	int replay;
-	u32 first_psn;
-	u32 last_psn;
-	u32 cur_psn;
-	enum rdatm_res_state state;
-	union {
-		struct {
-			u64 orig_val;
-		} atomic;
-		struct {
-			u64 va_org;
-			u32 rkey;
-			u32 length;
-			u64 va;
-			u32 resid;
-		} read;
-	};
-};
-
-/* Responder (rxe_resp.c): executes incoming requests, sends ACKs. */
-struct rxe_resp_info {
-	enum rxe_qp_state state;
-	u32 msn;
-	u32 psn;		/* next expected request PSN */
-	u32 ack_psn;
-	int opcode;		/* last request opcode accepted */
-	int drop_msg;
-	int goto_error;
-	int sent_psn_nak;
-	enum ib_wc_status status;
-	u8 aeth_syndrome;
-
-	/* receive WQE being filled (RQ slot, or copy of an SRQ WQE) */
-	struct rxe_recv_wqe *wqe;
-
-	/* RDMA write / read / atomic target of the current message */
-	u64 va;
-	u64 offset;
-	struct rxe_mr *mr;
-	u32 resid;
-	u32 rkey;
-	u32 length;
-
-	/* an SRQ WQE is copied here so the SRQ slot is freed at once */
-	struct {
-		struct rxe_recv_wqe wqe;
-		struct ib_sge sge[RXE_MAX_SGE];
-	} srq_wqe;
-
-	/* responder resources, max_dest_rd_atomic of them, a ring */
-	struct resp_res *resources;
-	unsigned int res_head;
-	unsigned int res_tail;
-	struct resp_res *res;
-
-	struct rxe_task task;
-};
-
-struct rxe_qp {
-	struct ib_qp ibqp;
-	struct rxe_pool_elem elem;
-	struct ib_qp_attr attr;	/* current attributes; attr.qp_state */
-	unsigned int valid;
-	unsigned int mtu;	/* path MTU in bytes */
-	bool is_user;
-
-	struct rxe_pd *pd;
-	struct rxe_srq *srq;
-	struct rxe_cq *scq;
-	struct rxe_cq *rcq;
-
-	enum ib_sig_type sq_sig_type;
-
-	struct rxe_sq sq;
-	struct rxe_rq rq;
-
-	u16 src_port;		/* UDP source port, hashed from the QPN */
-
-	struct rxe_av pri_av;
-	struct rxe_av alt_av;
-
-	atomic_t mcg_num;	/* multicast groups attached */
-
-	struct sk_buff_head req_pkts;	/* requests for the responder */
-	struct sk_buff_head resp_pkts;	/* responses for the completer */
-
-	struct rxe_req_info req;
-	struct rxe_comp_info comp;
-	struct rxe_resp_info resp;
-
-	atomic_t ssn;
-	atomic_t skb_out;	/* sent skbs not yet freed: tx throttle */
-	int need_req_skb;	/* requester throttled, wake it on free */
-	int need_resp_skb;	/* read replies throttled, likewise */
-
-	/* RC retransmission (comp) and RNR wait (req) timers */
-	struct timer_list retrans_timer;
-	u64 qp_timeout_jiffies;
-	struct timer_list rnr_nak_timer;
-
-	spinlock_t state_lock;	/* attr.qp_state and the *_info.state */
-};
-
-enum rxe_mr_state {
-	RXE_MR_STATE_INVALID,
-	RXE_MR_STATE_FREE,
-	RXE_MR_STATE_VALID,
-};
-
-enum rxe_mr_copy_dir {
-	RXE_TO_MR_OBJ,		/* copy into the MR's memory */
-	RXE_FROM_MR_OBJ,	/* copy out of the MR's memory */
-};
-
-enum rxe_mr_lookup_type {
-	RXE_LOOKUP_LOCAL,	/* by lkey */
-	RXE_LOOKUP_REMOTE,	/* by rkey */
-};
+/* ==== from the core's objects to ours ==== */
 
 /*
- * An MR. The layout of the page list is private to rxe_mr.c; everyone
- * else goes through its access functions (rxe_loc.h).
+ * One cast per object type; a NULL core pointer (an optional argument)
+ * stays NULL.
  */
-struct rxe_mr {
-	struct ib_mr ibmr;	/* ibmr.iova/length/type/pd */
-	struct rxe_pool_elem elem;
-	struct ib_umem *umem;
-
-	u32 lkey;
-	u32 rkey;
-	enum rxe_mr_state state;
-	int access;
-	atomic_t num_mw;	/* MWs bound to it */
-
-	/* private to rxe_mr.c */
-	unsigned int page_shift;
-	u64 page_mask;
-	u32 num_pages;		/* entries used */
-	u32 max_pages;		/* entries allocated */
-	u64 *pages;		/* kernel virtual address of each page */
-	u64 ibmr_iova_base;	/* iova of pages[0] start (page aligned) */
-	u32 page_offset;	/* fast reg: offset of ibmr.iova in pages[0] */
-};
-
-enum rxe_mw_state {
-	RXE_MW_STATE_INVALID = RXE_MR_STATE_INVALID,
-	RXE_MW_STATE_FREE = RXE_MR_STATE_FREE,
-	RXE_MW_STATE_VALID = RXE_MR_STATE_VALID,
-};
-
-struct rxe_mw {
-	struct ib_mw ibmw;	/* ibmw.type, ibmw.rkey */
-	struct rxe_pool_elem elem;
-	spinlock_t lock;
-	enum rxe_mw_state state;
-	struct rxe_qp *qp;	/* type 2: bound to this QP */
-	struct rxe_mr *mr;	/* holds a reference while bound */
-	u32 rkey;
-	int access;
-	u64 addr;
-	u64 length;
-};
-
-/* ---- container_of helpers ---- */
-
-static inline struct rxe_ucontext *to_ruc(struct ib_ucontext *uc)
-{
-	return uc ? container_of(uc, struct rxe_ucontext, ibuc) : NULL;
+#define RXE_CAST(fn, ours, member, theirs)				\
+static inline struct ours *fn(struct theirs *p)				\
+{									\
+	return p ? container_of(p, struct ours, member) : NULL;	\
 }
+RXE_CAST(to_ruc, rxe_ucontext, ibuc, ib_ucontext)
+RXE_CAST(to_rpd, rxe_pd, ibpd, ib_pd)
+RXE_CAST(to_rah, rxe_ah, ibah, ib_ah)
+RXE_CAST(to_rcq, rxe_cq, ibcq, ib_cq)
+RXE_CAST(to_rsrq, rxe_srq, ibsrq, ib_srq)
+RXE_CAST(to_rqp, rxe_qp, ibqp, ib_qp)
+RXE_CAST(to_rmr, rxe_mr, ibmr, ib_mr)
+RXE_CAST(to_rmw, rxe_mw, ibmw, ib_mw)
+#undef RXE_CAST
 
-static inline struct rxe_pd *to_rpd(struct ib_pd *pd)
-{
-	return pd ? container_of(pd, struct rxe_pd, ibpd) : NULL;
-}
+/* The PD an AH, MR or MW belongs to, as ib_core recorded it. */
+#define rxe_ah_pd(ah)	to_rpd((ah)->ibah.pd)
+#define mr_pd(mr)	to_rpd((mr)->ibmr.pd)
+#define rxe_mw_pd(mw)	to_rpd((mw)->ibmw.pd)
 
-static inline struct rxe_ah *to_rah(struct ib_ah *ah)
-{
-	return ah ? container_of(ah, struct rxe_ah, ibah) : NULL;
-}
+/* Shorthands for what the transport asks of a QP most often. */
+#define qp_type(qp)	((qp)->ibqp.qp_type)
+#define qp_num(qp)	((qp)->ibqp.qp_num)
+#define qp_state(qp)	((qp)->attr.qp_state)
 
-static inline struct rxe_cq *to_rcq(struct ib_cq *cq)
-{
-	return cq ? container_of(cq, struct rxe_cq, ibcq) : NULL;
-}
-
-static inline struct rxe_srq *to_rsrq(struct ib_srq *srq)
-{
-	return srq ? container_of(srq, struct rxe_srq, ibsrq) : NULL;
-}
-
-static inline struct rxe_qp *to_rqp(struct ib_qp *qp)
-{
-	return qp ? container_of(qp, struct rxe_qp, ibqp) : NULL;
-}
-
-static inline struct rxe_mr *to_rmr(struct ib_mr *mr)
-{
-	return mr ? container_of(mr, struct rxe_mr, ibmr) : NULL;
-}
-
-static inline struct rxe_mw *to_rmw(struct ib_mw *mw)
-{
-	return mw ? container_of(mw, struct rxe_mw, ibmw) : NULL;
-}
-
-static inline struct rxe_pd *rxe_ah_pd(struct rxe_ah *ah)
-{
-	return to_rpd(ah->ibah.pd);
-}
-
-static inline struct rxe_pd *mr_pd(struct rxe_mr *mr)
-{
-	return to_rpd(mr->ibmr.pd);
-}
-
-static inline struct rxe_pd *rxe_mw_pd(struct rxe_mw *mw)
-{
-	return to_rpd(mw->ibmw.pd);
-}
-
-static inline enum ib_qp_type qp_type(struct rxe_qp *qp)
-{
-	return qp->ibqp.qp_type;
-}
-
-static inline u32 qp_num(struct rxe_qp *qp)
-{
-	return qp->ibqp.qp_num;
-}
-
-static inline enum ib_qp_state qp_state(struct rxe_qp *qp)
-{
-	return qp->attr.qp_state;
-}
-
+/* Path MTU enum: RC and UC negotiate one, UD and GSI use the maximum. */
 static inline unsigned int qp_mtu(struct rxe_qp *qp)
 {
-	if (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC)
-		return qp->attr.path_mtu;
-	return IB_MTU_4096;
+	bool connected = qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC;
+
+	return connected ? qp->attr.path_mtu : IB_MTU_4096;
 }
 
 #endif /* RXE_VERBS_H */
