@@ -25,20 +25,19 @@ void rxe_av_fill_ip_info(struct rxe_av *av, struct rdma_ah_attr *attr);
  */
 struct rxe_av *rxe_get_av(struct rxe_pkt_info *pkt, struct rxe_ah **ahp);
 
-/* rxe_cq.c */
+/* rxe_cq.c, for the transport: add a completion (raising the completion
+ * event or CQ_ERR; any context), and stop events once destroy began. */
+int rxe_cq_post(struct rxe_cq *cq, struct rxe_cqe *cqe, int solicited);
+void rxe_cq_disable(struct rxe_cq *cq);
+/* rxe_cq.c, for the verbs: checks first, then the queue itself */
 int rxe_cq_chk_attr(struct rxe_dev *rxe, struct rxe_cq *cq, int cqe,
 		    int comp_vector);
-int rxe_cq_from_init(struct rxe_dev *rxe, struct rxe_cq *cq, int cqe,
-		     int comp_vector, struct ib_udata *udata,
-		     struct rxe_create_cq_resp __user *uresp);
 int rxe_cq_resize_queue(struct rxe_cq *cq, int new_cqe,
 			struct rxe_resize_cq_resp __user *uresp,
 			struct ib_udata *udata);
-/* Adds a completion; raises the comp event / CQ_ERR. Any context. */
-int rxe_cq_post(struct rxe_cq *cq, struct rxe_cqe *cqe, int solicited);
-/* Destroy started: no more completion or error events. */
-void rxe_cq_disable(struct rxe_cq *cq);
-void rxe_cq_cleanup(struct rxe_pool_elem *elem);
+int rxe_cq_from_init(struct rxe_dev *rxe, struct rxe_cq *cq, int cqe,
+		     int comp_vector, struct ib_udata *udata,
+		     struct rxe_create_cq_resp __user *uresp);
 
 /* rxe_mcast.c */
 void rxe_mcast_init(struct rxe_dev *rxe);
@@ -115,7 +114,6 @@ int rxe_invalidate_mr(struct rxe_qp *qp, u32 key);
 int rxe_reg_fast_mr(struct rxe_qp *qp, struct rxe_send_wqe *wqe);
 int rxe_mr_set_page(struct ib_mr *ibmr, u64 addr);
 int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-void rxe_mr_cleanup(struct rxe_pool_elem *elem);
 
 /* rxe_mw.c */
 int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
@@ -131,7 +129,6 @@ struct rxe_mw *rxe_lookup_mw(struct rxe_qp *qp, int access, u32 rkey);
  */
 struct rxe_mr *rxe_mw_to_mr(struct rxe_mw *mw, u64 va, u64 length,
 			    u64 *iova);
-void rxe_mw_cleanup(struct rxe_pool_elem *elem);
 
 /* rxe_qp.c */
 int rxe_qp_chk_init(struct rxe_dev *rxe, struct ib_qp_init_attr *init);
@@ -148,7 +145,6 @@ int rxe_qp_to_attr(struct rxe_qp *qp, struct ib_qp_attr *attr, int mask);
 /* Move to ERR: flush WQEs via the tasks, raise no event. Any context. */
 void rxe_qp_error(struct rxe_qp *qp);
 void rxe_qp_destroy(struct rxe_qp *qp);
-void rxe_qp_cleanup(struct rxe_pool_elem *elem);
 /* Packet path lookup of a QP by number; takes a reference. */
 struct rxe_qp *rxe_qp_get_by_qpn(struct rxe_dev *rxe, u32 qpn);
 void rxe_qp_put(struct rxe_qp *qp);
@@ -163,15 +159,24 @@ void rxe_qp_event(struct rxe_qp *qp, enum ib_event_type type);
  * ibsrq.pd itself.
  */
 int rxe_srq_chk_init(struct rxe_dev *rxe, struct ib_srq_init_attr *init);
-int rxe_srq_from_init(struct rxe_dev *rxe, struct rxe_srq *srq,
-		      struct ib_srq_init_attr *init, struct ib_udata *udata,
-		      struct rxe_create_srq_resp __user *uresp);
 int rxe_srq_chk_attr(struct rxe_dev *rxe, struct rxe_srq *srq,
 		     struct ib_srq_attr *attr, enum ib_srq_attr_mask mask);
 int rxe_srq_from_attr(struct rxe_dev *rxe, struct rxe_srq *srq,
 		      struct ib_srq_attr *attr, enum ib_srq_attr_mask mask,
 		      struct rxe_modify_srq_cmd *ucmd, struct ib_udata *udata);
+int rxe_srq_from_init(struct rxe_dev *rxe, struct rxe_srq *srq,
+		      struct ib_srq_init_attr *init, struct ib_udata *udata,
+		      struct rxe_create_srq_resp __user *uresp);
+
+/*
+ * The pools' cleanup hooks (rxe_pool.c's table), one per object file: they
+ * run once the last reference is gone and release what the object holds.
+ */
+void rxe_cq_cleanup(struct rxe_pool_elem *elem);
 void rxe_srq_cleanup(struct rxe_pool_elem *elem);
+void rxe_qp_cleanup(struct rxe_pool_elem *elem);
+void rxe_mr_cleanup(struct rxe_pool_elem *elem);
+void rxe_mw_cleanup(struct rxe_pool_elem *elem);
 
 /* rxe_req.c */
 int rxe_requester(struct rxe_qp *qp);

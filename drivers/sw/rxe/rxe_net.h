@@ -17,28 +17,33 @@
 struct rxe_dev;
 struct rxe_qp;
 
-/* Counter names as `rdma statistic` shows them for the stock driver. */
+/*
+ * Port counters. One list gives both the indices and the names that
+ * `rdma statistic` and ports/1/hw_counters/ show (rxe_hw_counters.c), so
+ * the two cannot drift apart. The stock driver's fifteen come first, in
+ * its order; ours follow (RoCE v1 packets, also counted in the totals).
+ */
+#define RXE_COUNTER_LIST(C)						\
+	C(SENT_PKTS, "sent_pkts") C(RCVD_PKTS, "rcvd_pkts")		\
+	C(DUP_REQ, "duplicate_request")					\
+	C(OUT_OF_SEQ_REQ, "out_of_seq_request")				\
+	C(RCV_RNR_ERR, "rcvd_rnr_err") C(SND_RNR, "send_rnr_err")	\
+	C(RCV_SEQ_ERR, "rcvd_seq_err")					\
+	C(COMPLETER_SCHED, "ack_deferred")				\
+	C(RETRY_EXCEEDED, "retry_exceeded_err")				\
+	C(RNR_RETRY_EXCEEDED, "retry_rnr_exceeded_err")			\
+	C(COMP_RETRY, "completer_retry_err") C(SEND_ERR, "send_err")	\
+	C(LINK_DOWNED, "link_downed")					\
+	C(RDMA_SEND, "rdma_sends") C(RDMA_RECV, "rdma_recvs")		\
+	C(SENT_PKTS_V1, "sent_pkts_roce_v1")				\
+	C(RCVD_PKTS_V1, "rcvd_pkts_roce_v1")
+
+#define RXE_COUNTER_INDEX(id, name) RXE_CNT_##id,
 enum rxe_counters {
-	RXE_CNT_SENT_PKTS,		/* SentPkts */
-	RXE_CNT_RCVD_PKTS,		/* RcvdPkts */
-	RXE_CNT_DUP_REQ,		/* duplicate_request */
-	RXE_CNT_OUT_OF_SEQ_REQ,		/* out_of_seq_request */
-	RXE_CNT_RCV_RNR_ERR,		/* rcvd_rnr_err */
-	RXE_CNT_SND_RNR,		/* send_rnr_err */
-	RXE_CNT_RCV_SEQ_ERR,		/* rcvd_seq_err */
-	RXE_CNT_COMPLETER_SCHED,	/* ack_deferred */
-	RXE_CNT_RETRY_EXCEEDED,		/* retry_exceeded_err */
-	RXE_CNT_RNR_RETRY_EXCEEDED,	/* retry_rnr_exceeded_err */
-	RXE_CNT_COMP_RETRY,		/* completer_retry_err */
-	RXE_CNT_SEND_ERR,		/* send_err */
-	RXE_CNT_LINK_DOWNED,		/* link_downed */
-	RXE_CNT_RDMA_SEND,		/* rdma_sends */
-	RXE_CNT_RDMA_RECV,		/* rdma_recvs */
-	/* ours only, after the stock ones: the RoCE v1 share of the packets */
-	RXE_CNT_SENT_PKTS_V1,		/* sent_pkts_roce_v1 */
-	RXE_CNT_RCVD_PKTS_V1,		/* rcvd_pkts_roce_v1 */
+	RXE_COUNTER_LIST(RXE_COUNTER_INDEX)
 	RXE_NUM_OF_COUNTERS
 };
+#undef RXE_COUNTER_INDEX
 
 /*
  * struct rxe_dev is complete only after this header (rxe.h), so this is a

@@ -30,16 +30,21 @@ enum rxe_queue_type {
 };
 
 struct rxe_queue {
-	struct rxe_dev *rxe;
-	struct rxe_queue_buf *buf;	/* vmalloc_user, maybe mmapped */
-	struct rxe_mmap_info *ip;	/* owns buf; NULL only transiently */
-	size_t buf_size;		/* header + slots, before PAGE_ALIGN */
-	size_t elem_size;		/* stride */
-	unsigned int log2_elem_size;
+	/* the kernel side's own indices: only the side it plays is used */
+	u32 prod;
+	u32 cons;
+	enum rxe_queue_type type;	/* which side that is */
+
+	/* geometry: num_slots is a power of two, one slot stays empty */
 	u32 index_mask;			/* num_slots - 1 */
-	enum rxe_queue_type type;
-	u32 prod;			/* kernel's producer index, if it produces */
-	u32 cons;			/* kernel's consumer index, if it consumes */
+	unsigned int log2_elem_size;
+	size_t elem_size;		/* stride */
+	size_t buf_size;		/* header + slots, before PAGE_ALIGN */
+
+	/* memory */
+	struct rxe_queue_buf *buf;	/* vmalloc_user, maybe mmapped */
+	struct rxe_mmap_info *ip;	/* owns buf once published */
+	struct rxe_dev *rxe;
 };
 
 /* num_elem in: wanted entries; out: usable entries (num_slots - 1). */

@@ -330,21 +330,22 @@ struct rxe_mw {
 
 /* ==== plain objects ==== */
 
-struct rxe_ucontext {
-	struct ib_ucontext ibuc;
-	struct rxe_pool_elem elem;
-};
-
-struct rxe_pd {
-	struct ib_pd ibpd;
-	struct rxe_pool_elem elem;
-};
-
 struct rxe_ah {
 	struct ib_ah ibah;
 	struct rxe_av av;
 	int ah_num;		/* elem.index, librxe's handle for it */
 	bool is_user;
+	struct rxe_pool_elem elem;
+};
+
+/* PDs and user contexts carry nothing beyond their number. */
+struct rxe_pd {
+	struct ib_pd ibpd;
+	struct rxe_pool_elem elem;
+};
+
+struct rxe_ucontext {
+	struct ib_ucontext ibuc;
 	struct rxe_pool_elem elem;
 };
 
