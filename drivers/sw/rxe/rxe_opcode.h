@@ -21,69 +21,51 @@
 
 #define RXE_NUM_OPCODE		256
 
-/* Header kinds; rxe_opcode_info.offset[] is indexed by these. */
-enum rxe_hdr_type {
-	RXE_LRH,
-	RXE_GRH,
-	RXE_BTH,
-	RXE_RETH,
-	RXE_AETH,
-	RXE_ATMETH,
-	RXE_ATMACK,
-	RXE_IETH,
-	RXE_RDETH,
-	RXE_DETH,
-	RXE_IMMDT,
-	RXE_PAYLOAD,
-	NUM_HDR_TYPES
-};
+/*
+ * The headers a packet may carry, in wire order (LRH and GRH before the
+ * BTH). One list gives each its index into rxe_opcode_info.offset[]
+ * (RXE_BTH ...) and its presence bit in the masks (RXE_BTH_MASK ...).
+ */
+#define RXE_HEADER_LIST(H)						\
+	H(LRH) H(GRH) H(BTH) H(RETH) H(AETH) H(ATMETH) H(ATMACK)	\
+	H(IETH) H(RDETH) H(DETH) H(IMMDT) H(PAYLOAD)
 
 /*
- * rxe_opcode_info.mask and rxe_pkt_info.mask bits: the low bits say which
- * headers are present, the rest classify the packet.
+ * What else the masks say about a packet, in bits above the header bits:
+ *  REQ      a request, for the responder (else: for the completer)
+ *  ACK      a response: ACK, atomic ACK or RDMA read response
+ *  SEND, WRITE, READ, ATOMIC   the operation
+ *  RWR      the responder takes a receive WQE for it (first packet of a
+ *           send, last of an RDMA write with immediate)
+ *  COMP     it completes that WQE: the responder posts a CQE
+ *  START, MIDDLE, END          its place in the message
+ *  LOOPBACK set by rxe_prepare(): the destination is a local device
  */
+#define RXE_CLASS_LIST(C)						\
+	C(REQ) C(ACK) C(SEND) C(WRITE) C(READ) C(ATOMIC) C(RWR) C(COMP)	\
+	C(START) C(MIDDLE) C(END) C(LOOPBACK)
+
+#define RXE_HDR_INDEX(h) RXE_##h,
+enum rxe_hdr_type { RXE_HEADER_LIST(RXE_HDR_INDEX) NUM_HDR_TYPES };
+#undef RXE_HDR_INDEX
+
+#define RXE_CLASS_INDEX(c) RXE_CLASS_##c,
+enum rxe_class_bit { RXE_CLASS_LIST(RXE_CLASS_INDEX) RXE_NUM_CLASS_BITS };
+#undef RXE_CLASS_INDEX
+
+/* Bits of rxe_opcode_info.mask and rxe_pkt_info.mask. */
+#define RXE_HDR_BIT(h) RXE_##h##_MASK = BIT(RXE_##h),
+#define RXE_CLASS_BIT(c) RXE_##c##_MASK = BIT(NUM_HDR_TYPES + RXE_CLASS_##c),
 enum rxe_hdr_mask {
-	RXE_LRH_MASK		= BIT(RXE_LRH),
-	RXE_GRH_MASK		= BIT(RXE_GRH),	/* set: came over IP/UDP */
-	RXE_BTH_MASK		= BIT(RXE_BTH),
-	RXE_RETH_MASK		= BIT(RXE_RETH),
-	RXE_AETH_MASK		= BIT(RXE_AETH),
-	RXE_ATMETH_MASK		= BIT(RXE_ATMETH),
-	RXE_ATMACK_MASK		= BIT(RXE_ATMACK),
-	RXE_IETH_MASK		= BIT(RXE_IETH),
-	RXE_RDETH_MASK		= BIT(RXE_RDETH),
-	RXE_DETH_MASK		= BIT(RXE_DETH),
-	RXE_IMMDT_MASK		= BIT(RXE_IMMDT),
-	RXE_PAYLOAD_MASK	= BIT(RXE_PAYLOAD),
-
-	/* a request: goes to the responder (else: to the completer) */
-	RXE_REQ_MASK		= BIT(NUM_HDR_TYPES + 0),
-	/* a response: ACK, atomic ACK or RDMA read response */
-	RXE_ACK_MASK		= BIT(NUM_HDR_TYPES + 1),
-	RXE_SEND_MASK		= BIT(NUM_HDR_TYPES + 2),
-	RXE_WRITE_MASK		= BIT(NUM_HDR_TYPES + 3),
-	RXE_READ_MASK		= BIT(NUM_HDR_TYPES + 4),
-	RXE_ATOMIC_MASK		= BIT(NUM_HDR_TYPES + 5),
-	/*
-	 * The responder must take a receive WQE for this packet: first
-	 * packet of a send, last packet of an RDMA write with immediate.
-	 */
-	RXE_RWR_MASK		= BIT(NUM_HDR_TYPES + 6),
-	/*
-	 * Last packet of a message that completes a receive WQE (sends and
-	 * RDMA writes with immediate): the responder posts a CQE.
-	 */
-	RXE_COMP_MASK		= BIT(NUM_HDR_TYPES + 7),
-	RXE_START_MASK		= BIT(NUM_HDR_TYPES + 8),
-	RXE_MIDDLE_MASK		= BIT(NUM_HDR_TYPES + 9),
-	RXE_END_MASK		= BIT(NUM_HDR_TYPES + 10),
-	/* set by rxe_prepare(): destination is a local rxe device */
-	RXE_LOOPBACK_MASK	= BIT(NUM_HDR_TYPES + 11),
-
+	RXE_HEADER_LIST(RXE_HDR_BIT)
+	RXE_CLASS_LIST(RXE_CLASS_BIT)
+	/* shorthands for tests of either operation */
 	RXE_READ_OR_ATOMIC_MASK	= RXE_READ_MASK | RXE_ATOMIC_MASK,
 	RXE_WRITE_OR_SEND_MASK	= RXE_WRITE_MASK | RXE_SEND_MASK,
 	RXE_READ_OR_WRITE_MASK	= RXE_READ_MASK | RXE_WRITE_MASK,
 };
+#undef RXE_HDR_BIT
+#undef RXE_CLASS_BIT
 
 struct rxe_opcode_info {
 	const char *name;
@@ -94,17 +76,21 @@ struct rxe_opcode_info {
 
 extern const struct rxe_opcode_info rxe_opcode[RXE_NUM_OPCODE];
 
-/* What a send work request needs and may do, per QP type. */
+/*
+ * What a send work request does, per QP type: the operations it moves
+ * data with first, then how: inline data allowed, or purely local (local
+ * invalidate, fast register, bind: no packet at all).
+ */
 enum rxe_wr_mask {
-	WR_INLINE_MASK		= BIT(0),	/* may carry inline data */
-	WR_ATOMIC_MASK		= BIT(1),
-	WR_SEND_MASK		= BIT(2),
-	WR_READ_MASK		= BIT(3),
-	WR_WRITE_MASK		= BIT(4),
-	WR_LOCAL_OP_MASK	= BIT(5),	/* no packet: local inv/reg/bind */
+	WR_SEND_MASK		= BIT(0),
+	WR_WRITE_MASK		= BIT(1),
+	WR_READ_MASK		= BIT(2),
+	WR_ATOMIC_MASK		= BIT(3),
+	WR_INLINE_MASK		= BIT(4),
+	WR_LOCAL_OP_MASK	= BIT(5),
 
-	WR_READ_OR_WRITE_MASK	= WR_READ_MASK | WR_WRITE_MASK,
 	WR_WRITE_OR_SEND_MASK	= WR_WRITE_MASK | WR_SEND_MASK,
+	WR_READ_OR_WRITE_MASK	= WR_READ_MASK | WR_WRITE_MASK,
 	WR_READ_WRITE_OR_SEND_MASK = WR_READ_OR_WRITE_MASK | WR_SEND_MASK,
 };
 
