@@ -105,6 +105,24 @@ static void rxe_dealloc(struct ib_device *ibdev)
 	netdev_put(rxe->ndev, &rxe->ndev_tracker);
 }
 
+/*
+ * The response buffer of a user verb: NULL for a kernel caller, -EINVAL
+ * when userspace left less room than the response needs. Every create
+ * and resize verb starts with this.
+ */
+static int rxe_resp_buf(struct ib_udata *udata, size_t len, void __user **buf)
+{
+	*buf = NULL;
+	if (!udata)
+		return 0;
+	if (udata->outlen < len)
+		return -EINVAL;
+	*buf = udata->outbuf;
+	return 0;
+}
+#define rxe_uresp(udata, p) \
+	rxe_resp_buf(udata, sizeof(**(p)), (void __user **)(p))
+
 /* ---- user contexts and protection domains ---- */
 
 static int rxe_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -147,70 +165,64 @@ static int rxe_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /* ---- address handles ---- */
 
+/*
+ * librxe puts the AH number into each UD send WQE. Old providers pass no
+ * room for it and put a copy of the AV in the WQE instead.
+ */
+static int rxe_ah_tell_user(struct rxe_ah *ah, struct ib_udata *udata)
+{
+	struct rxe_create_ah_resp __user *uresp = udata->outbuf;
+
+	if (udata->outlen < sizeof(*uresp))
+		return 0;
+	return put_user(ah->ah_num, &uresp->ah_num) ? -EFAULT : 0;
+}
+
+/* create_ah and create_user_ah; the former may come from softirq. */
 static int rxe_create_ah(struct ib_ah *ibah,
 			 struct rdma_ah_init_attr *init_attr,
 			 struct ib_udata *udata)
 {
-	struct rxe_dev *rxe = to_rdev(ibah->device);
+	bool may_sleep = init_attr->flags & RDMA_CREATE_AH_SLEEPABLE;
+	struct rxe_pool *pool = &to_rdev(ibah->device)->ah_pool;
+	struct rdma_ah_attr *attr = init_attr->ah_attr;
 	struct rxe_ah *ah = to_rah(ibah);
-	struct rxe_create_ah_resp __user *uresp = NULL;
 	int err;
 
-	if (udata) {
-		/* old providers pass no response: they use the AV copy */
-		if (udata->outlen >= sizeof(*uresp))
-			uresp = udata->outbuf;
-		ah->is_user = true;
-	}
-
-	if (init_attr->flags & RDMA_CREATE_AH_SLEEPABLE)
-		err = rxe_add_to_pool(&rxe->ah_pool, ah);
-	else
-		err = rxe_add_to_pool_atomic(&rxe->ah_pool, ah);
+	err = rxe_pool_add(pool, &ah->elem, ah,
+			   may_sleep ? GFP_KERNEL : GFP_ATOMIC);
 	if (err)
 		return err;
 	ah->ah_num = ah->elem.index;
+	ah->is_user = !!udata;
 
-	err = rxe_ah_chk_attr(ah, init_attr->ah_attr);
-	if (err)
-		goto err_cleanup;
-
-	if (uresp) {
-		/* librxe puts ah_num in each UD send WQE */
-		if (put_user(ah->ah_num, &uresp->ah_num)) {
-			err = -EFAULT;
-			goto err_cleanup;
-		}
+	err = rxe_ah_chk_attr(ah, attr);
+	if (!err && udata)
+		err = rxe_ah_tell_user(ah, udata);
+	if (err) {
+		rxe_cleanup_ah(ah, may_sleep);
+		return err;
 	}
 
-	rxe_init_av(init_attr->ah_attr, &ah->av);
+	rxe_init_av(attr, &ah->av);
 	rxe_finalize(ah);
 	return 0;
-
-err_cleanup:
-	rxe_cleanup_ah(ah, init_attr->flags & RDMA_CREATE_AH_SLEEPABLE);
-	return err;
 }
 
 static int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
 	struct rxe_ah *ah = to_rah(ibah);
-	int err;
+	int err = rxe_ah_chk_attr(ah, attr);
 
-	err = rxe_ah_chk_attr(ah, attr);
-	if (err)
-		return err;
-	rxe_init_av(attr, &ah->av);
-	return 0;
+	if (!err)
+		rxe_init_av(attr, &ah->av);
+	return err;
 }
 
 static int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
-	struct rxe_ah *ah = to_rah(ibah);
-
-	memset(attr, 0, sizeof(*attr));
-	attr->type = ibah->type;
-	rxe_av_to_attr(&ah->av, attr);
+	*attr = (struct rdma_ah_attr){ .type = ibah->type };
+	rxe_av_to_attr(&to_rah(ibah)->av, attr);
 	return 0;
 }
 
@@ -286,40 +298,27 @@ static int rxe_create_srq(struct ib_srq *ibsrq,
 	struct rxe_dev *rxe = to_rdev(ibsrq->device);
 	struct rxe_pd *pd = to_rpd(ibsrq->pd);
 	struct rxe_srq *srq = to_rsrq(ibsrq);
-	struct rxe_create_srq_resp __user *uresp = NULL;
+	struct rxe_create_srq_resp __user *uresp;
 	int err;
 
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 
-	if (udata) {
-		if (udata->outlen < sizeof(*uresp))
-			return -EINVAL;
-		uresp = udata->outbuf;
-	}
-
-	err = rxe_srq_chk_init(rxe, init);
+	/* validate everything before the SRQ gets a number */
+	err = rxe_uresp(udata, &uresp) ?: rxe_srq_chk_init(rxe, init) ?:
+	      rxe_add_to_pool(&rxe->srq_pool, srq);
 	if (err)
 		return err;
 
-	err = rxe_add_to_pool(&rxe->srq_pool, srq);
-	if (err)
-		return err;
-
-	/* dropped by rxe_srq_cleanup() */
-	rxe_get(pd);
 	srq->pd = pd;
-
+	rxe_get(pd);		/* rxe_srq_cleanup() drops it */
 	err = rxe_srq_from_init(rxe, srq, init, udata, uresp);
-	if (err)
-		goto err_cleanup;
-
+	if (err) {
+		rxe_cleanup(srq);
+		return err;
+	}
 	rxe_finalize(srq);
 	return 0;
-
-err_cleanup:
-	rxe_cleanup(srq);
-	return err;
 }
 
 static int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
@@ -382,17 +381,15 @@ static int rxe_create_cq(struct ib_cq *ibcq,
 {
 	struct rxe_dev *rxe = to_rdev(ibcq->device);
 	struct rxe_cq *cq = to_rcq(ibcq);
-	struct rxe_create_cq_resp __user *uresp = NULL;
+	struct rxe_create_cq_resp __user *uresp;
 	int err;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
 
-	if (udata) {
-		if (udata->outlen < sizeof(*uresp))
-			return -EINVAL;
-		uresp = udata->outbuf;
-	}
+	err = rxe_uresp(udata, &uresp);
+	if (err)
+		return err;
 
 	err = rxe_cq_chk_attr(rxe, NULL, attr->cqe, attr->comp_vector);
 	if (err)
@@ -419,14 +416,12 @@ static int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct rxe_dev *rxe = to_rdev(ibcq->device);
 	struct rxe_cq *cq = to_rcq(ibcq);
-	struct rxe_resize_cq_resp __user *uresp = NULL;
+	struct rxe_resize_cq_resp __user *uresp;
 	int err;
 
-	if (udata) {
-		if (udata->outlen < sizeof(*uresp))
-			return -EINVAL;
-		uresp = udata->outbuf;
-	}
+	err = rxe_uresp(udata, &uresp);
+	if (err)
+		return err;
 
 	err = rxe_cq_chk_attr(rxe, cq, cqe, 0);
 	if (err)
@@ -500,14 +495,12 @@ static int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct rxe_dev *rxe = to_rdev(ibqp->device);
 	struct rxe_pd *pd = to_rpd(ibqp->pd);
 	struct rxe_qp *qp = to_rqp(ibqp);
-	struct rxe_create_qp_resp __user *uresp = NULL;
+	struct rxe_create_qp_resp __user *uresp;
 	int err;
 
-	if (udata) {
-		if (udata->outlen < sizeof(*uresp))
-			return -EINVAL;
-		uresp = udata->outbuf;
-	}
+	err = rxe_uresp(udata, &uresp);
+	if (err)
+		return err;
 
 	err = rxe_qp_chk_init(rxe, init);
 	if (err)
@@ -594,52 +587,72 @@ static int rxe_validate_send_wr(struct rxe_qp *qp,
 	return 0;
 }
 
+/*
+ * Copy what the WQE needs from a kernel work request, in two steps: the
+ * "ex" word (immediate data or an rkey to invalidate), then the remote
+ * side of the operation (a UD destination, or the RDMA, atomic or
+ * registration arguments).
+ */
 static void rxe_init_send_wr(struct rxe_qp *qp, struct rxe_send_wr *wr,
 			     const struct ib_send_wr *ibwr)
 {
+	bool ud = qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI;
+	const struct ib_atomic_wr *atomic;
+	const struct ib_rdma_wr *rdma;
+	const struct ib_reg_wr *reg;
+	const struct ib_ud_wr *dest;
+
 	wr->wr_id = ibwr->wr_id;
 	wr->opcode = ibwr->opcode;
 	wr->send_flags = ibwr->send_flags;
 
-	if (qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI) {
-		const struct ib_ud_wr *ud = ud_wr(ibwr);
-
-		wr->wr.ud.remote_qpn = ud->remote_qpn;
-		wr->wr.ud.remote_qkey = ud->remote_qkey;
-		wr->wr.ud.pkey_index = ud->pkey_index;
-		wr->wr.ud.ah_num = to_rah(ud->ah)->ah_num;
-		if (ibwr->opcode == IB_WR_SEND_WITH_IMM)
-			wr->ex.imm_data = ibwr->ex.imm_data;
-		return;
-	}
-
 	switch (ibwr->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		wr->ex.imm_data = ibwr->ex.imm_data;
+		if (ud)
+			break;
 		fallthrough;
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_WRITE:
-		wr->wr.rdma.remote_addr = rdma_wr(ibwr)->remote_addr;
-		wr->wr.rdma.rkey = rdma_wr(ibwr)->rkey;
-		break;
 	case IB_WR_SEND_WITH_IMM:
 		wr->ex.imm_data = ibwr->ex.imm_data;
 		break;
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_LOCAL_INV:
-		wr->ex.invalidate_rkey = ibwr->ex.invalidate_rkey;
+		if (!ud)
+			wr->ex.invalidate_rkey = ibwr->ex.invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+
+	if (ud) {
+		dest = ud_wr(ibwr);
+		wr->wr.ud.ah_num = to_rah(dest->ah)->ah_num;
+		wr->wr.ud.remote_qpn = dest->remote_qpn;
+		wr->wr.ud.remote_qkey = dest->remote_qkey;
+		wr->wr.ud.pkey_index = dest->pkey_index;
+		return;
+	}
+
+	switch (ibwr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		rdma = rdma_wr(ibwr);
+		wr->wr.rdma.rkey = rdma->rkey;
+		wr->wr.rdma.remote_addr = rdma->remote_addr;
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		wr->wr.atomic.remote_addr = atomic_wr(ibwr)->remote_addr;
-		wr->wr.atomic.compare_add = atomic_wr(ibwr)->compare_add;
-		wr->wr.atomic.swap = atomic_wr(ibwr)->swap;
-		wr->wr.atomic.rkey = atomic_wr(ibwr)->rkey;
+		atomic = atomic_wr(ibwr);
+		wr->wr.atomic.rkey = atomic->rkey;
+		wr->wr.atomic.remote_addr = atomic->remote_addr;
+		wr->wr.atomic.compare_add = atomic->compare_add;
+		wr->wr.atomic.swap = atomic->swap;
 		break;
 	case IB_WR_REG_MR:
-		wr->wr.reg.mr = reg_wr(ibwr)->mr;
-		wr->wr.reg.key = reg_wr(ibwr)->key;
-		wr->wr.reg.access = reg_wr(ibwr)->access;
+		reg = reg_wr(ibwr);
+		wr->wr.reg.mr = reg->mr;
+		wr->wr.reg.key = reg->key;
+		wr->wr.reg.access = reg->access;
 		break;
 	default:
 		break;
@@ -892,65 +905,78 @@ static const struct attribute_group rxe_attr_group = {
 	.attrs = rxe_dev_attributes,
 };
 
+/* The device's methods, grouped by the object they act on. */
 static const struct ib_device_ops rxe_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = RXE_UVERBS_ABI_VERSION,
-
-	.alloc_hw_port_stats = rxe_ib_alloc_hw_port_stats,
-	.alloc_mr = rxe_alloc_mr,
-	.alloc_mw = rxe_alloc_mw,
-	.alloc_pd = rxe_alloc_pd,
-	.alloc_ucontext = rxe_alloc_ucontext,
-	.attach_mcast = rxe_attach_mcast,
-	.create_ah = rxe_create_ah,
-	.create_cq = rxe_create_cq,
-	.create_qp = rxe_create_qp,
-	.create_srq = rxe_create_srq,
-	.create_user_ah = rxe_create_ah,
-	.dealloc_driver = rxe_dealloc,
-	.dealloc_mw = rxe_dealloc_mw,
-	.dealloc_pd = rxe_dealloc_pd,
-	.dealloc_ucontext = rxe_dealloc_ucontext,
-	.dereg_mr = rxe_dereg_mr,
-	.destroy_ah = rxe_destroy_ah,
-	.destroy_cq = rxe_destroy_cq,
-	.destroy_qp = rxe_destroy_qp,
-	.destroy_srq = rxe_destroy_srq,
-	.detach_mcast = rxe_detach_mcast,
 	.device_group = &rxe_attr_group,
-	.get_dma_mr = rxe_get_dma_mr,
-	.get_hw_stats = rxe_ib_get_hw_stats,
-	.get_link_layer = rxe_get_link_layer,
-	.get_port_immutable = rxe_get_port_immutable,
-	.map_mr_sg = rxe_map_mr_sg,
-	.mmap = rxe_mmap,
-	.modify_ah = rxe_modify_ah,
-	.modify_device = rxe_modify_device,
-	.modify_port = rxe_modify_port,
-	.modify_qp = rxe_modify_qp,
-	.modify_srq = rxe_modify_srq,
-	.peek_cq = rxe_peek_cq,
-	.poll_cq = rxe_poll_cq,
-	.post_recv = rxe_post_recv,
-	.post_send = rxe_post_send,
-	.post_srq_recv = rxe_post_srq_recv,
-	.query_ah = rxe_query_ah,
-	.query_device = rxe_query_device,
-	.query_pkey = rxe_query_pkey,
-	.query_port = rxe_query_port,
-	.query_qp = rxe_query_qp,
-	.query_srq = rxe_query_srq,
-	.reg_user_mr = rxe_reg_user_mr,
-	.req_notify_cq = rxe_req_notify_cq,
-	.resize_cq = rxe_resize_cq,
+	.dealloc_driver = rxe_dealloc,
 
-	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ibah),
-	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_pd, rxe_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_qp, rxe_qp, ibqp),
-	INIT_RDMA_OBJ_SIZE(ib_srq, rxe_srq, ibsrq),
+	/* device and port */
+	.query_device = rxe_query_device,
+	.modify_device = rxe_modify_device,
+	.query_port = rxe_query_port,
+	.modify_port = rxe_modify_port,
+	.get_port_immutable = rxe_get_port_immutable,
+	.get_link_layer = rxe_get_link_layer,
+	.query_pkey = rxe_query_pkey,
+	.alloc_hw_port_stats = rxe_ib_alloc_hw_port_stats,
+	.get_hw_stats = rxe_ib_get_hw_stats,
+
+	/* user contexts (and their ring mappings), protection domains */
+	.alloc_ucontext = rxe_alloc_ucontext,
+	.dealloc_ucontext = rxe_dealloc_ucontext,
+	.mmap = rxe_mmap,
+	.alloc_pd = rxe_alloc_pd,
+	.dealloc_pd = rxe_dealloc_pd,
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rxe_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, rxe_pd, ibpd),
+
+	/* address handles */
+	.create_ah = rxe_create_ah,
+	.create_user_ah = rxe_create_ah,
+	.modify_ah = rxe_modify_ah,
+	.query_ah = rxe_query_ah,
+	.destroy_ah = rxe_destroy_ah,
+	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ibah),
+
+	/* completion queues */
+	.create_cq = rxe_create_cq,
+	.resize_cq = rxe_resize_cq,
+	.poll_cq = rxe_poll_cq,
+	.peek_cq = rxe_peek_cq,
+	.req_notify_cq = rxe_req_notify_cq,
+	.destroy_cq = rxe_destroy_cq,
+	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ibcq),
+
+	/* shared receive queues */
+	.create_srq = rxe_create_srq,
+	.modify_srq = rxe_modify_srq,
+	.query_srq = rxe_query_srq,
+	.post_srq_recv = rxe_post_srq_recv,
+	.destroy_srq = rxe_destroy_srq,
+	INIT_RDMA_OBJ_SIZE(ib_srq, rxe_srq, ibsrq),
+
+	/* queue pairs, their work requests and multicast groups */
+	.create_qp = rxe_create_qp,
+	.modify_qp = rxe_modify_qp,
+	.query_qp = rxe_query_qp,
+	.post_send = rxe_post_send,
+	.post_recv = rxe_post_recv,
+	.attach_mcast = rxe_attach_mcast,
+	.detach_mcast = rxe_detach_mcast,
+	.destroy_qp = rxe_destroy_qp,
+	INIT_RDMA_OBJ_SIZE(ib_qp, rxe_qp, ibqp),
+
+	/* memory regions (allocated here) and windows (by ib_core) */
+	.get_dma_mr = rxe_get_dma_mr,
+	.reg_user_mr = rxe_reg_user_mr,
+	.alloc_mr = rxe_alloc_mr,
+	.map_mr_sg = rxe_map_mr_sg,
+	.dereg_mr = rxe_dereg_mr,
+	.alloc_mw = rxe_alloc_mw,
+	.dealloc_mw = rxe_dealloc_mw,
 	INIT_RDMA_OBJ_SIZE(ib_mw, rxe_mw, ibmw),
 };
 
