@@ -157,17 +157,24 @@ enum rdmap_etype {
 	RDMAP_ETYPE_REMOTE_OPERATION = 2
 };
 
+/*
+ * RDMAP error codes (RFC 5040 7.4), grouped by what the receiver found
+ * wrong: the STag, the access through it, the message, or worse.
+ */
 enum rdmap_ecode {
 	RDMAP_ECODE_INVALID_STAG = 0x00,
-	RDMAP_ECODE_BASE_BOUNDS = 0x01,
-	RDMAP_ECODE_ACCESS_RIGHTS = 0x02,
 	RDMAP_ECODE_STAG_NOT_ASSOC = 0x03,
+	RDMAP_ECODE_CANNOT_INVALIDATE = 0x09,
+
+	RDMAP_ECODE_ACCESS_RIGHTS = 0x02,
+	RDMAP_ECODE_BASE_BOUNDS = 0x01,
 	RDMAP_ECODE_TO_WRAP = 0x04,
-	RDMAP_ECODE_VERSION = 0x05,
+
 	RDMAP_ECODE_OPCODE = 0x06,
+	RDMAP_ECODE_VERSION = 0x05,
+
 	RDMAP_ECODE_CATASTROPHIC_STREAM = 0x07,
 	RDMAP_ECODE_CATASTROPHIC_GLOBAL = 0x08,
-	RDMAP_ECODE_CANNOT_INVALIDATE = 0x09,
 	RDMAP_ECODE_UNSPECIFIED = 0xff
 };
 
@@ -178,19 +185,25 @@ enum ddp_etype {
 	DDP_ETYPE_RSVD = 3
 };
 
+/*
+ * DDP error codes (RFC 5041 7.2). The two buffer models number their
+ * errors independently, so the same value means different things; what
+ * the codes share is listed side by side.
+ */
 enum ddp_ecode {
-	/* tagged buffer errors */
+	/* the STag (tagged) or queue (untagged) names nothing usable */
 	DDP_ECODE_T_INVALID_STAG = 0x00,
-	DDP_ECODE_T_BASE_BOUNDS = 0x01,
 	DDP_ECODE_T_STAG_NOT_ASSOC = 0x02,
-	DDP_ECODE_T_TO_WRAP = 0x03,
-	DDP_ECODE_T_VERSION = 0x04,
-	/* untagged buffer errors */
 	DDP_ECODE_UT_INVALID_QN = 0x01,
 	DDP_ECODE_UT_INVALID_MSN_NOBUF = 0x02,
 	DDP_ECODE_UT_INVALID_MSN_RANGE = 0x03,
+	/* the data would land outside the buffer */
+	DDP_ECODE_T_BASE_BOUNDS = 0x01,
+	DDP_ECODE_T_TO_WRAP = 0x03,
 	DDP_ECODE_UT_INVALID_MO = 0x04,
 	DDP_ECODE_UT_MSG_TOOLONG = 0x05,
+	/* wrong DDP version */
+	DDP_ECODE_T_VERSION = 0x04,
 	DDP_ECODE_UT_VERSION = 0x06
 };
 

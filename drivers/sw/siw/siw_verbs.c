@@ -156,58 +156,71 @@ static int siw_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	return 0;
 }
 
+/* The device's methods, grouped by the object they act on. */
 static const struct ib_device_ops siw_device_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_SIW,
 	.uverbs_abi_ver = SIW_ABI_VERSION,
-
-	.alloc_hw_port_stats = siw_alloc_hw_port_stats,
-	.alloc_mr = siw_alloc_mr,
-	.alloc_pd = siw_alloc_pd,
-	.alloc_ucontext = siw_alloc_ucontext,
-	.create_cq = siw_create_cq,
-	.create_qp = siw_create_qp,
-	.create_srq = siw_create_srq,
 	.dealloc_driver = siw_dealloc_driver,
-	.dealloc_pd = siw_dealloc_pd,
-	.dealloc_ucontext = siw_dealloc_ucontext,
-	.dereg_mr = siw_dereg_mr,
-	.destroy_cq = siw_destroy_cq,
-	.destroy_qp = siw_destroy_qp,
-	.destroy_srq = siw_destroy_srq,
-	.get_dma_mr = siw_get_dma_mr,
-	.get_hw_stats = siw_get_hw_stats,
-	.get_link_layer = siw_get_link_layer,
+
+	/* device and port */
+	.query_device = siw_query_device,
+	.query_port = siw_query_port,
 	.get_port_immutable = siw_get_port_immutable,
-	.iw_accept = siw_accept,
-	.iw_add_ref = siw_iw_add_ref,
-	.iw_connect = siw_connect,
+	.get_link_layer = siw_get_link_layer,
+	.query_gid = siw_query_gid,
+	.alloc_hw_port_stats = siw_alloc_hw_port_stats,
+	.get_hw_stats = siw_get_hw_stats,
+
+	/* user contexts (and their ring mappings), protection domains */
+	.alloc_ucontext = siw_alloc_ucontext,
+	.dealloc_ucontext = siw_dealloc_ucontext,
+	.mmap = siw_mmap,
+	.alloc_pd = siw_alloc_pd,
+	.dealloc_pd = siw_dealloc_pd,
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, siw_ucontext, base_ucontext),
+	INIT_RDMA_OBJ_SIZE(ib_pd, siw_pd, base_pd),
+
+	/* completion queues */
+	.create_cq = siw_create_cq,
+	.poll_cq = siw_poll_cq,
+	.req_notify_cq = siw_req_notify_cq,
+	.destroy_cq = siw_destroy_cq,
+	INIT_RDMA_OBJ_SIZE(ib_cq, siw_cq, base_cq),
+
+	/* shared receive queues */
+	.create_srq = siw_create_srq,
+	.modify_srq = siw_modify_srq,
+	.query_srq = siw_query_srq,
+	.post_srq_recv = siw_post_srq_recv,
+	.destroy_srq = siw_destroy_srq,
+	INIT_RDMA_OBJ_SIZE(ib_srq, siw_srq, base_srq),
+
+	/* queue pairs and their work requests */
+	.create_qp = siw_create_qp,
+	.modify_qp = siw_modify_qp,
+	.query_qp = siw_query_qp,
+	.post_send = siw_post_send,
+	.post_recv = siw_post_receive,
+	.destroy_qp = siw_destroy_qp,
+	INIT_RDMA_OBJ_SIZE(ib_qp, siw_qp, base_qp),
+
+	/* memory regions */
+	.get_dma_mr = siw_get_dma_mr,
+	.reg_user_mr = siw_reg_user_mr,
+	.alloc_mr = siw_alloc_mr,
+	.map_mr_sg = siw_map_mr_sg,
+	.dereg_mr = siw_dereg_mr,
+
+	/* iWARP connection management (siw_cm.c) */
 	.iw_create_listen = siw_create_listen,
 	.iw_destroy_listen = siw_destroy_listen,
-	.iw_get_qp = siw_iw_get_qp,
+	.iw_connect = siw_connect,
+	.iw_accept = siw_accept,
 	.iw_reject = siw_reject,
+	.iw_get_qp = siw_iw_get_qp,
+	.iw_add_ref = siw_iw_add_ref,
 	.iw_rem_ref = siw_iw_rem_ref,
-	.map_mr_sg = siw_map_mr_sg,
-	.mmap = siw_mmap,
-	.modify_qp = siw_modify_qp,
-	.modify_srq = siw_modify_srq,
-	.poll_cq = siw_poll_cq,
-	.post_recv = siw_post_receive,
-	.post_send = siw_post_send,
-	.post_srq_recv = siw_post_srq_recv,
-	.query_device = siw_query_device,
-	.query_gid = siw_query_gid,
-	.query_port = siw_query_port,
-	.query_qp = siw_query_qp,
-	.query_srq = siw_query_srq,
-	.reg_user_mr = siw_reg_user_mr,
-	.req_notify_cq = siw_req_notify_cq,
-
-	INIT_RDMA_OBJ_SIZE(ib_cq, siw_cq, base_cq),
-	INIT_RDMA_OBJ_SIZE(ib_pd, siw_pd, base_pd),
-	INIT_RDMA_OBJ_SIZE(ib_qp, siw_qp, base_qp),
-	INIT_RDMA_OBJ_SIZE(ib_srq, siw_srq, base_srq),
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, siw_ucontext, base_ucontext),
 };
 
 int siw_register_device(struct siw_device *sdev, const char *name)
