@@ -149,21 +149,28 @@ static_assert(sizeof(struct rxe_ieth) == 4);
 #define AETH_SYN_SHIFT		24
 #define AETH_MSN_MASK		0x00ffffff
 
+/*
+ * The syndrome byte: a type in bits 7:5 and a code in bits 4:0 whose
+ * meaning depends on the type. Listed type by type, each with its codes.
+ */
+#define AETH_CODE_MASK		0x1f
 enum aeth_syndrome {
 	AETH_TYPE_MASK		= 0xe0,
-	AETH_ACK		= 0x00,	/* low 5 bits: credit count */
-	AETH_RNR_NAK		= 0x20,	/* low 5 bits: RNR timer code */
-	AETH_RSVD		= 0x40,
-	AETH_NAK		= 0x60,	/* low 5 bits: NAK code */
+	/* ACK; the code is a credit count, or none for "unlimited" */
+	AETH_ACK		= 0x00,
 	AETH_ACK_UNLIMITED	= 0x1f,
+	/* RNR NAK; the code is the RNR timer */
+	AETH_RNR_NAK		= 0x20,
+	/* NAK; the code says why */
+	AETH_NAK		= 0x60,
 	AETH_NAK_PSN_SEQ_ERROR	= 0x60,
 	AETH_NAK_INVALID_REQ	= 0x61,
 	AETH_NAK_REM_ACC_ERR	= 0x62,
 	AETH_NAK_REM_OP_ERR	= 0x63,
 	AETH_NAK_INV_RD_REQ	= 0x64,
+	/* reserved type */
+	AETH_RSVD		= 0x40,
 };
-
-#define AETH_CODE_MASK		0x1f
 
 /* DETH source QP */
 #define DETH_SQP_MASK		0x00ffffff
