@@ -25,62 +25,63 @@
 /* How often a request waiting for a neighbour entry is retried. */
 #define ADDR_RETRY_MS	20
 
+/* One resolution in flight, on req_list until its callback has run. */
 struct addr_req {
-	struct list_head list;
+	struct rdma_dev_addr *addr;		/* filled for the caller */
 	struct sockaddr_storage src_addr;
 	struct sockaddr_storage dst_addr;
-	struct rdma_dev_addr *addr;
-	void *context;
+	bool resolve_by_gid_attr;
 	void (*callback)(int status, struct sockaddr *src_addr,
 			 struct rdma_dev_addr *addr, void *context);
-	unsigned long timeout;
-	struct delayed_work work;
-	bool resolve_by_gid_attr;
+	void *context;
 	int status;
+	unsigned long timeout;			/* jiffies */
+	struct delayed_work work;
+	struct list_head list;
 };
 
 static DEFINE_SPINLOCK(req_lock);
 static LIST_HEAD(req_list);
 static struct workqueue_struct *addr_wq;
 
+/* The length of a sockaddr of a family rdma_cm handles, 0 for others. */
 int rdma_addr_size(const struct sockaddr *addr)
 {
-	switch (addr->sa_family) {
-	case AF_INET:
+	if (addr->sa_family == AF_INET)
 		return sizeof(struct sockaddr_in);
-	case AF_INET6:
+	if (addr->sa_family == AF_INET6)
 		return sizeof(struct sockaddr_in6);
-	case AF_IB:
-		return sizeof(struct sockaddr_ib);
-	default:
-		return 0;
-	}
+	return addr->sa_family == AF_IB ? sizeof(struct sockaddr_ib) : 0;
 }
 EXPORT_SYMBOL(rdma_addr_size);
 
+/* As rdma_addr_size, but 0 also when it would not fit in @room bytes. */
+static int addr_size_within(const void *addr, size_t room)
+{
+	int size = rdma_addr_size(addr);
+
+	return size <= room ? size : 0;
+}
+
 int rdma_addr_size_in6(struct sockaddr_in6 *addr)
 {
-	int size = rdma_addr_size((struct sockaddr *)addr);
-
-	return size <= sizeof(*addr) ? size : 0;
+	return addr_size_within(addr, sizeof(*addr));
 }
 EXPORT_SYMBOL(rdma_addr_size_in6);
 
 int rdma_addr_size_kss(struct __kernel_sockaddr_storage *addr)
 {
-	int size = rdma_addr_size((struct sockaddr *)addr);
-
-	return size <= sizeof(*addr) ? size : 0;
+	return addr_size_within(addr, sizeof(*addr));
 }
 EXPORT_SYMBOL(rdma_addr_size_kss);
 
 void rdma_copy_src_l2_addr(struct rdma_dev_addr *dev_addr,
 			   const struct net_device *dev)
 {
-	dev_addr->dev_type = dev->type;
-	memcpy(dev_addr->src_dev_addr, dev->dev_addr, MAX_ADDR_LEN);
-	memcpy(dev_addr->broadcast, dev->broadcast, MAX_ADDR_LEN);
 	dev_addr->bound_dev_if = dev->ifindex;
+	dev_addr->dev_type = dev->type;
+	memcpy(dev_addr->broadcast, dev->broadcast, MAX_ADDR_LEN);
+	memcpy(dev_addr->src_dev_addr, dev->dev_addr, MAX_ADDR_LEN);
 }
 EXPORT_SYMBOL(rdma_copy_src_l2_addr);
 

@@ -2332,48 +2332,85 @@ static struct ib_client cm_client = {
 
 /* ---- reject reason text ---- */
 
-static const char * const cm_rej_reason_strs[] = {
-	[IB_CM_REJ_NO_QP]			= "no QP",
-	[IB_CM_REJ_NO_EEC]			= "no EEC",
-	[IB_CM_REJ_NO_RESOURCES]		= "no resources",
-	[IB_CM_REJ_TIMEOUT]			= "timeout",
-	[IB_CM_REJ_UNSUPPORTED]			= "unsupported",
-	[IB_CM_REJ_INVALID_COMM_ID]		= "invalid comm ID",
-	[IB_CM_REJ_INVALID_COMM_INSTANCE]	= "invalid comm instance",
-	[IB_CM_REJ_INVALID_SERVICE_ID]		= "invalid service ID",
-	[IB_CM_REJ_INVALID_TRANSPORT_TYPE]	= "invalid transport type",
-	[IB_CM_REJ_STALE_CONN]			= "stale conn",
-	[IB_CM_REJ_RDC_NOT_EXIST]		= "RDC not exist",
-	[IB_CM_REJ_INVALID_GID]			= "invalid GID",
-	[IB_CM_REJ_INVALID_LID]			= "invalid LID",
-	[IB_CM_REJ_INVALID_SL]			= "invalid SL",
-	[IB_CM_REJ_INVALID_TRAFFIC_CLASS]	= "invalid traffic class",
-	[IB_CM_REJ_INVALID_HOP_LIMIT]		= "invalid hop limit",
-	[IB_CM_REJ_INVALID_PACKET_RATE]		= "invalid packet rate",
-	[IB_CM_REJ_INVALID_ALT_GID]		= "invalid alt GID",
-	[IB_CM_REJ_INVALID_ALT_LID]		= "invalid alt LID",
-	[IB_CM_REJ_INVALID_ALT_SL]		= "invalid alt SL",
-	[IB_CM_REJ_INVALID_ALT_TRAFFIC_CLASS]	= "invalid alt traffic class",
-	[IB_CM_REJ_INVALID_ALT_HOP_LIMIT]	= "invalid alt hop limit",
-	[IB_CM_REJ_INVALID_ALT_PACKET_RATE]	= "invalid alt packet rate",
-	[IB_CM_REJ_PORT_CM_REDIRECT]		= "port CM redirect",
-	[IB_CM_REJ_PORT_REDIRECT]		= "port redirect",
-	[IB_CM_REJ_INVALID_MTU]			= "invalid MTU",
-	[IB_CM_REJ_INSUFFICIENT_RESP_RESOURCES]	= "insufficient resp resources",
-	[IB_CM_REJ_CONSUMER_DEFINED]		= "consumer defined",
-	[IB_CM_REJ_INVALID_RNR_RETRY]		= "invalid RNR retry",
-	[IB_CM_REJ_DUPLICATE_LOCAL_COMM_ID]	= "duplicate local comm ID",
-	[IB_CM_REJ_INVALID_CLASS_VERSION]	= "invalid class version",
-	[IB_CM_REJ_INVALID_FLOW_LABEL]		= "invalid flow label",
-	[IB_CM_REJ_INVALID_ALT_FLOW_LABEL]	= "invalid alt flow label",
-	[IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED]	= "vendor option is not supported",
-};
-
+/* The texts ULPs print for a REJ reason. */
 const char *__attribute_const__ ibcm_reject_msg(int reason)
 {
-	if (reason >= 0 && reason < ARRAY_SIZE(cm_rej_reason_strs) &&
-	    cm_rej_reason_strs[reason])
-		return cm_rej_reason_strs[reason];
+	switch (reason) {
+	/* The peer's resources. */
+	case IB_CM_REJ_NO_QP:
+		return "no QP";
+	case IB_CM_REJ_NO_EEC:
+		return "no EEC";
+	case IB_CM_REJ_NO_RESOURCES:
+		return "no resources";
+	case IB_CM_REJ_INSUFFICIENT_RESP_RESOURCES:
+		return "insufficient resp resources";
+	case IB_CM_REJ_TIMEOUT:
+		return "timeout";
+	/* The request itself. */
+	case IB_CM_REJ_UNSUPPORTED:
+		return "unsupported";
+	case IB_CM_REJ_INVALID_SERVICE_ID:
+		return "invalid service ID";
+	case IB_CM_REJ_INVALID_TRANSPORT_TYPE:
+		return "invalid transport type";
+	case IB_CM_REJ_INVALID_MTU:
+		return "invalid MTU";
+	case IB_CM_REJ_INVALID_RNR_RETRY:
+		return "invalid RNR retry";
+	case IB_CM_REJ_INVALID_CLASS_VERSION:
+		return "invalid class version";
+	case IB_CM_REJ_CONSUMER_DEFINED:
+		return "consumer defined";
+	case IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED:
+		return "vendor option is not supported";
+	/* Communication ids. */
+	case IB_CM_REJ_INVALID_COMM_ID:
+		return "invalid comm ID";
+	case IB_CM_REJ_INVALID_COMM_INSTANCE:
+		return "invalid comm instance";
+	case IB_CM_REJ_DUPLICATE_LOCAL_COMM_ID:
+		return "duplicate local comm ID";
+	case IB_CM_REJ_STALE_CONN:
+		return "stale conn";
+	case IB_CM_REJ_RDC_NOT_EXIST:
+		return "RDC not exist";
+	/* The primary path. */
+	case IB_CM_REJ_INVALID_GID:
+		return "invalid GID";
+	case IB_CM_REJ_INVALID_LID:
+		return "invalid LID";
+	case IB_CM_REJ_INVALID_SL:
+		return "invalid SL";
+	case IB_CM_REJ_INVALID_TRAFFIC_CLASS:
+		return "invalid traffic class";
+	case IB_CM_REJ_INVALID_HOP_LIMIT:
+		return "invalid hop limit";
+	case IB_CM_REJ_INVALID_PACKET_RATE:
+		return "invalid packet rate";
+	case IB_CM_REJ_INVALID_FLOW_LABEL:
+		return "invalid flow label";
+	/* The alternate path. */
+	case IB_CM_REJ_INVALID_ALT_GID:
+		return "invalid alt GID";
+	case IB_CM_REJ_INVALID_ALT_LID:
+		return "invalid alt LID";
+	case IB_CM_REJ_INVALID_ALT_SL:
+		return "invalid alt SL";
+	case IB_CM_REJ_INVALID_ALT_TRAFFIC_CLASS:
+		return "invalid alt traffic class";
+	case IB_CM_REJ_INVALID_ALT_HOP_LIMIT:
+		return "invalid alt hop limit";
+	case IB_CM_REJ_INVALID_ALT_PACKET_RATE:
+		return "invalid alt packet rate";
+	case IB_CM_REJ_INVALID_ALT_FLOW_LABEL:
+		return "invalid alt flow label";
+	/* Redirection. */
+	case IB_CM_REJ_PORT_CM_REDIRECT:
+		return "port CM redirect";
+	case IB_CM_REJ_PORT_REDIRECT:
+		return "port redirect";
+	}
 	return "unrecognized reason";
 }
 EXPORT_SYMBOL(ibcm_reject_msg);

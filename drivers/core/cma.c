@@ -37,6 +37,12 @@ MODULE_LICENSE("Dual BSD/GPL");
 #define CMA_IBOE_PACKET_LIFETIME	16
 #define CMA_VERSION			0x00
 
+/* The private half of every rdma_cm_id we hand out. */
+static inline struct rdma_id_private *cma_priv(struct rdma_cm_id *id)
+{
+	return container_of(id, struct rdma_id_private, id);
+}
+
 union cma_ip_addr {
 	struct in6_addr ip6;
 	struct {
@@ -75,31 +81,31 @@ static DEFINE_XARRAY(ipoib_ps);
 static DEFINE_XARRAY(ib_ps);
 struct workqueue_struct *cma_wq;
 
-static const char * const cma_events[] = {
-	[RDMA_CM_EVENT_ADDR_RESOLVED]	= "address resolved",
-	[RDMA_CM_EVENT_ADDR_ERROR]	= "address error",
-	[RDMA_CM_EVENT_ROUTE_RESOLVED]	= "route resolved ",
-	[RDMA_CM_EVENT_ROUTE_ERROR]	= "route error",
-	[RDMA_CM_EVENT_CONNECT_REQUEST]	= "connect request",
-	[RDMA_CM_EVENT_CONNECT_RESPONSE] = "connect response",
-	[RDMA_CM_EVENT_CONNECT_ERROR]	= "connect error",
-	[RDMA_CM_EVENT_UNREACHABLE]	= "unreachable",
-	[RDMA_CM_EVENT_REJECTED]	= "rejected",
-	[RDMA_CM_EVENT_ESTABLISHED]	= "established",
-	[RDMA_CM_EVENT_DISCONNECTED]	= "disconnected",
-	[RDMA_CM_EVENT_DEVICE_REMOVAL]	= "device removal",
-	[RDMA_CM_EVENT_MULTICAST_JOIN]	= "multicast join",
-	[RDMA_CM_EVENT_MULTICAST_ERROR]	= "multicast error",
-	[RDMA_CM_EVENT_ADDR_CHANGE]	= "address change",
-	[RDMA_CM_EVENT_TIMEWAIT_EXIT]	= "timewait exit",
-};
-
+/* The names ULPs print for an rdma_cm event. */
 const char *__attribute_const__ rdma_event_msg(enum rdma_cm_event_type event)
 {
-	size_t index = event;
-
-	return (index < ARRAY_SIZE(cma_events) && cma_events[index]) ?
-		cma_events[index] : "unrecognized event";
+	switch (event) {
+	/* Resolution. */
+	case RDMA_CM_EVENT_ADDR_RESOLVED:	return "address resolved";
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:	return "route resolved ";
+	case RDMA_CM_EVENT_ADDR_ERROR:		return "address error";
+	case RDMA_CM_EVENT_ROUTE_ERROR:		return "route error";
+	case RDMA_CM_EVENT_ADDR_CHANGE:		return "address change";
+	/* Connection life. */
+	case RDMA_CM_EVENT_CONNECT_REQUEST:	return "connect request";
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:	return "connect response";
+	case RDMA_CM_EVENT_ESTABLISHED:		return "established";
+	case RDMA_CM_EVENT_CONNECT_ERROR:	return "connect error";
+	case RDMA_CM_EVENT_REJECTED:		return "rejected";
+	case RDMA_CM_EVENT_UNREACHABLE:		return "unreachable";
+	case RDMA_CM_EVENT_DISCONNECTED:	return "disconnected";
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:	return "timewait exit";
+	/* Others. */
+	case RDMA_CM_EVENT_MULTICAST_JOIN:	return "multicast join";
+	case RDMA_CM_EVENT_MULTICAST_ERROR:	return "multicast error";
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:	return "device removal";
+	}
+	return "unrecognized event";
 }
 EXPORT_SYMBOL(rdma_event_msg);
 
@@ -131,7 +137,7 @@ EXPORT_SYMBOL(rdma_consumer_reject_data);
 
 struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *id)
 {
-	return container_of(id, struct rdma_id_private, id)->cm_id_iw;
+	return cma_priv(id)->cm_id_iw;
 }
 EXPORT_SYMBOL(rdma_iw_cm_id);
 
@@ -319,48 +325,47 @@ __be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
 }
 EXPORT_SYMBOL(rdma_get_service_id);
 
+/*
+ * The GIDs of both ends: zero without a device, the MAC based ones of the
+ * resolved L2 addresses on iWARP, those of the IP addresses otherwise.
+ */
 void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 		    union ib_gid *dgid)
 {
 	struct rdma_addr *addr = &cm_id->route.addr;
+	union ib_gid *out[] = { sgid, dgid };
+	bool iw = cm_id->device &&
+		  rdma_protocol_iwarp(cm_id->device, cm_id->port_num);
+	int end;
 
-	if (!cm_id->device) {
-		if (sgid)
-			memset(sgid, 0, sizeof(*sgid));
-		if (dgid)
-			memset(dgid, 0, sizeof(*dgid));
-		return;
+	for (end = 0; end < ARRAY_SIZE(out); end++) {
+		union ib_gid *gid = out[end];
+
+		if (!gid)
+			continue;
+		if (!cm_id->device)
+			memset(gid, 0, sizeof(*gid));
+		else if (iw && !end)
+			rdma_addr_get_sgid(&addr->dev_addr, gid);
+		else if (iw)
+			rdma_addr_get_dgid(&addr->dev_addr, gid);
+		else
+			rdma_ip2gid((struct sockaddr *)(end ? &addr->dst_addr :
+							&addr->src_addr), gid);
 	}
-	/* iWARP GIDs are MAC based, from the resolved L2 addresses. */
-	if (rdma_protocol_iwarp(cm_id->device, cm_id->port_num)) {
-		if (sgid)
-			rdma_addr_get_sgid(&addr->dev_addr, sgid);
-		if (dgid)
-			rdma_addr_get_dgid(&addr->dev_addr, dgid);
-		return;
-	}
-	if (sgid)
-		rdma_ip2gid((struct sockaddr *)&addr->src_addr, sgid);
-	if (dgid)
-		rdma_ip2gid((struct sockaddr *)&addr->dst_addr, dgid);
 }
 EXPORT_SYMBOL(rdma_read_gids);
 
+/* ULPs serialise their own calls with our event handlers through this. */
 void rdma_lock_handler(struct rdma_cm_id *id)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
-
-	mutex_lock(&id_priv->handler_mutex);
+	mutex_lock(&cma_priv(id)->handler_mutex);
 }
 EXPORT_SYMBOL(rdma_lock_handler);
 
 void rdma_unlock_handler(struct rdma_cm_id *id)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
-
-	mutex_unlock(&id_priv->handler_mutex);
+	mutex_unlock(&cma_priv(id)->handler_mutex);
 }
 EXPORT_SYMBOL(rdma_unlock_handler);
 
@@ -465,18 +470,18 @@ __rdma_create_id(struct net *net, rdma_cm_event_handler event_handler,
 	if (!id_priv)
 		return ERR_PTR(-ENOMEM);
 
-	id_priv->state = RDMA_CM_IDLE;
-	id_priv->id.context = context;
-	id_priv->id.event_handler = event_handler;
 	id_priv->id.ps = ps;
 	id_priv->id.qp_type = qp_type;
-	id_priv->tos_set = false;
+	id_priv->id.event_handler = event_handler;
+	id_priv->id.context = context;
+	id_priv->state = RDMA_CM_IDLE;
 	id_priv->gid_type = IB_GID_TYPE_ROCE_UDP_ENCAP;
-	spin_lock_init(&id_priv->lock);
-	mutex_init(&id_priv->qp_mutex);
-	init_completion(&id_priv->comp);
+	id_priv->tos_set = false;
 	refcount_set(&id_priv->refcount, 1);
+	init_completion(&id_priv->comp);
+	spin_lock_init(&id_priv->lock);
 	mutex_init(&id_priv->handler_mutex);
+	mutex_init(&id_priv->qp_mutex);
 	INIT_LIST_HEAD(&id_priv->dev_item);
 	INIT_LIST_HEAD(&id_priv->listen_any_item);
 	INIT_LIST_HEAD(&id_priv->listen_ents);
@@ -615,24 +620,39 @@ static void _destroy_id(struct rdma_id_private *id_priv,
  * Destroy from a context holding handler_mutex (after the user handler
  * asked for it): mark it DESTROYING first so no further event reaches it.
  */
-void destroy_id_handler_unlock(struct rdma_id_private *id_priv)
+/*
+ * Moves the id to @to unless its state is one of @keep (a mask of state
+ * bits); returns the state it was in.
+ */
+static enum rdma_cm_state cma_state_move(struct rdma_id_private *id_priv,
+					 enum rdma_cm_state to,
+					 unsigned long keep)
 {
-	enum rdma_cm_state state;
+	enum rdma_cm_state was;
 	unsigned long flags;
 
-	lockdep_assert_held(&id_priv->handler_mutex);
 	spin_lock_irqsave(&id_priv->lock, flags);
-	state = id_priv->state;
-	id_priv->state = RDMA_CM_DESTROYING;
+	was = id_priv->state;
+	if (!(keep & BIT(was)))
+		id_priv->state = to;
 	spin_unlock_irqrestore(&id_priv->lock, flags);
+	return was;
+}
+
+/* Called with handler_mutex held; the id is gone on return. */
+void destroy_id_handler_unlock(struct rdma_id_private *id_priv)
+{
+	enum rdma_cm_state was;
+
+	lockdep_assert_held(&id_priv->handler_mutex);
+	was = cma_state_move(id_priv, RDMA_CM_DESTROYING, 0);
 	mutex_unlock(&id_priv->handler_mutex);
-	_destroy_id(id_priv, state);
+	_destroy_id(id_priv, was);
 }
 
 void rdma_destroy_id(struct rdma_cm_id *id)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	mutex_lock(&id_priv->handler_mutex);
 	destroy_id_handler_unlock(id_priv);
@@ -746,8 +766,7 @@ static int cma_get_port(struct rdma_id_private *id_priv)
 
 int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
 	int ret;
 
@@ -875,8 +894,7 @@ out:
 int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		      const struct sockaddr *dst_addr, unsigned long timeout_ms)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	int ret;
 
 	if (dst_addr->sa_family != AF_INET && dst_addr->sa_family != AF_INET6)
@@ -1011,8 +1029,7 @@ out:
 
 int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	bool iwarp = id->device &&
 		     rdma_protocol_iwarp(id->device, id->port_num);
@@ -1034,8 +1051,7 @@ EXPORT_SYMBOL(rdma_resolve_route);
 
 int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	struct sa_path_rec *path;
 
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED,
@@ -1063,8 +1079,7 @@ EXPORT_SYMBOL(rdma_set_ib_path);
 
 int rdma_set_service_type(struct rdma_cm_id *id, int tos)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	id_priv->tos = (u8)tos;
 	id_priv->tos_set = true;
@@ -1074,8 +1089,7 @@ EXPORT_SYMBOL(rdma_set_service_type);
 
 int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	unsigned long flags;
 	int ret = 0;
 
@@ -1092,8 +1106,7 @@ EXPORT_SYMBOL(rdma_set_reuseaddr);
 
 int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	unsigned long flags;
 	int ret = 0;
 
@@ -1110,8 +1123,7 @@ EXPORT_SYMBOL(rdma_set_afonly);
 
 int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	if (id->qp_type != IB_QPT_RC && id->qp_type != IB_QPT_XRC_INI)
 		return -EINVAL;
@@ -1123,8 +1135,7 @@ EXPORT_SYMBOL(rdma_set_ack_timeout);
 
 int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	if (id->qp_type != IB_QPT_RC && id->qp_type != IB_QPT_XRC_TGT)
 		return -EINVAL;
@@ -1168,8 +1179,7 @@ static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	int ret;
 
 	if (!id->device)
@@ -1239,8 +1249,7 @@ static int cma_init_conn_qp(struct rdma_id_private *id_priv, struct ib_qp *qp)
 int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 		   struct ib_qp_init_attr *qp_init_attr)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	struct ib_qp *qp;
 	int ret;
 
@@ -1273,8 +1282,7 @@ EXPORT_SYMBOL(rdma_create_qp);
 
 void rdma_destroy_qp(struct rdma_cm_id *id)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	mutex_lock(&id_priv->qp_mutex);
 	if (id->qp)
@@ -1390,150 +1398,172 @@ reject:
 	return ret;
 }
 
+/*
+ * Hands @ev to the user and drops handler_mutex. A non-zero answer
+ * destroys the id; ib_cm then destroys its cm_id itself.
+ */
+static int cma_ib_deliver_unlock(struct rdma_id_private *id_priv,
+				 struct rdma_cm_event *ev)
+{
+	int ret = cma_cm_event_handler(id_priv, ev);
+
+	if (!ret) {
+		mutex_unlock(&id_priv->handler_mutex);
+		return 0;
+	}
+	id_priv->cm_id_ib = NULL;
+	destroy_id_handler_unlock(id_priv);
+	return ret;
+}
+
+/* The active side got the REP: finish (or let the user finish) the QP. */
+static void cma_ib_rep_event(struct rdma_id_private *id_priv,
+			     struct ib_cm_id *cm_id,
+			     const struct ib_cm_event *ib_event,
+			     struct rdma_cm_event *ev)
+{
+	/* Moving the QP may take a while: ask the peer to wait for the RTU. */
+	if (id_priv->id.qp_type != IB_QPT_UD)
+		ib_send_cm_mra(cm_id, CMA_CM_MRA_SETTING, NULL, 0);
+	ev->event = RDMA_CM_EVENT_CONNECT_RESPONSE;
+	if (id_priv->id.qp) {
+		ev->status = cma_rep_recv(id_priv);
+		ev->event = ev->status ? RDMA_CM_EVENT_CONNECT_ERROR :
+					 RDMA_CM_EVENT_ESTABLISHED;
+	}
+	cma_set_rep_event_data(ev, &ib_event->param.rep_rcvd,
+			       ib_event->private_data);
+}
+
+/*
+ * The rdma_cm event an ib_cm event on a connected id means; false when
+ * there is none to report.
+ */
+static bool cma_ib_event_xlate(struct rdma_id_private *id_priv,
+			       struct ib_cm_id *cm_id,
+			       const struct ib_cm_event *ib_event,
+			       struct rdma_cm_event *ev)
+{
+	switch (ib_event->event) {
+	case IB_CM_REP_RECEIVED:
+		cma_ib_rep_event(id_priv, cm_id, ib_event, ev);
+		return true;
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		ev->event = RDMA_CM_EVENT_ESTABLISHED;
+		return true;
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+		ev->status = -ETIMEDOUT;
+		ev->event = RDMA_CM_EVENT_UNREACHABLE;
+		return true;
+	case IB_CM_REJ_RECEIVED:
+		cma_modify_qp_err(id_priv);
+		ev->status = ib_event->param.rej_rcvd.reason;
+		ev->event = RDMA_CM_EVENT_REJECTED;
+		ev->param.conn.private_data = ib_event->private_data;
+		ev->param.conn.private_data_len = IB_CM_REJ_PRIVATE_DATA_SIZE;
+		return true;
+	case IB_CM_DREQ_RECEIVED:
+	case IB_CM_DREP_RECEIVED:
+	case IB_CM_DREQ_ERROR:
+		/* Whichever comes first disconnects; the others are news. */
+		if (!cma_comp_exch(id_priv, RDMA_CM_CONNECT,
+				   RDMA_CM_DISCONNECT))
+			return false;
+		if (ib_event->event == IB_CM_DREQ_ERROR)
+			ev->status = -ETIMEDOUT;
+		ev->event = RDMA_CM_EVENT_DISCONNECTED;
+		return true;
+	case IB_CM_TIMEWAIT_EXIT:
+		ev->event = RDMA_CM_EVENT_TIMEWAIT_EXIT;
+		return true;
+	default:	/* MRA and the like: ib_cm's business only */
+		return false;
+	}
+}
+
 static int cma_ib_handler(struct ib_cm_id *cm_id,
 			  const struct ib_cm_event *ib_event)
 {
 	struct rdma_id_private *id_priv = cm_id->context;
-	struct rdma_cm_event event = {};
-	enum rdma_cm_state state;
-	int ret;
+	/* Only TIMEWAIT_EXIT comes after the disconnect. */
+	enum rdma_cm_state want = ib_event->event == IB_CM_TIMEWAIT_EXIT ?
+				  RDMA_CM_DISCONNECT : RDMA_CM_CONNECT;
+	struct rdma_cm_event ev = {};
 
 	mutex_lock(&id_priv->handler_mutex);
-	state = READ_ONCE(id_priv->state);
-	if ((ib_event->event != IB_CM_TIMEWAIT_EXIT &&
-	     state != RDMA_CM_CONNECT) ||
-	    (ib_event->event == IB_CM_TIMEWAIT_EXIT &&
-	     state != RDMA_CM_DISCONNECT))
-		goto out;
-
-	switch (ib_event->event) {
-	case IB_CM_REQ_ERROR:
-	case IB_CM_REP_ERROR:
-		event.event = RDMA_CM_EVENT_UNREACHABLE;
-		event.status = -ETIMEDOUT;
-		break;
-	case IB_CM_REP_RECEIVED:
-		if (id_priv->id.qp_type != IB_QPT_UD)
-			ib_send_cm_mra(cm_id, CMA_CM_MRA_SETTING, NULL, 0);
-		if (id_priv->id.qp) {
-			event.status = cma_rep_recv(id_priv);
-			event.event = event.status ? RDMA_CM_EVENT_CONNECT_ERROR :
-						     RDMA_CM_EVENT_ESTABLISHED;
-		} else {
-			event.event = RDMA_CM_EVENT_CONNECT_RESPONSE;
-		}
-		cma_set_rep_event_data(&event, &ib_event->param.rep_rcvd,
-				       ib_event->private_data);
-		break;
-	case IB_CM_RTU_RECEIVED:
-	case IB_CM_USER_ESTABLISHED:
-		event.event = RDMA_CM_EVENT_ESTABLISHED;
-		break;
-	case IB_CM_DREQ_ERROR:
-		event.status = -ETIMEDOUT;
-		fallthrough;
-	case IB_CM_DREQ_RECEIVED:
-	case IB_CM_DREP_RECEIVED:
-		if (!cma_comp_exch(id_priv, RDMA_CM_CONNECT,
-				   RDMA_CM_DISCONNECT))
-			goto out;
-		event.event = RDMA_CM_EVENT_DISCONNECTED;
-		break;
-	case IB_CM_TIMEWAIT_EXIT:
-		event.event = RDMA_CM_EVENT_TIMEWAIT_EXIT;
-		break;
-	case IB_CM_MRA_RECEIVED:
-		goto out;
-	case IB_CM_REJ_RECEIVED:
-		cma_modify_qp_err(id_priv);
-		event.status = ib_event->param.rej_rcvd.reason;
-		event.event = RDMA_CM_EVENT_REJECTED;
-		event.param.conn.private_data = ib_event->private_data;
-		event.param.conn.private_data_len = IB_CM_REJ_PRIVATE_DATA_SIZE;
-		break;
-	default:
-		goto out;
-	}
-
-	ret = cma_cm_event_handler(id_priv, &event);
-	if (ret) {
-		/* ib_cm destroys cm_id itself when we return non-zero. */
-		id_priv->cm_id_ib = NULL;
-		destroy_id_handler_unlock(id_priv);
-		return ret;
-	}
-out:
+	if (READ_ONCE(id_priv->state) == want &&
+	    cma_ib_event_xlate(id_priv, cm_id, ib_event, &ev))
+		return cma_ib_deliver_unlock(id_priv, &ev);
 	mutex_unlock(&id_priv->handler_mutex);
 	return 0;
+}
+
+/* The UD peer's answer to our SIDR REQ. */
+static void cma_sidr_rep_event(struct rdma_id_private *id_priv,
+			       const struct ib_cm_event *ib_event,
+			       struct rdma_cm_event *ev)
+{
+	const struct ib_cm_sidr_rep_event_param *rep =
+		&ib_event->param.sidr_rep_rcvd;
+	const struct ib_gid_attr *sgid_attr =
+		id_priv->id.route.addr.dev_addr.sgid_attr;
+	struct sa_path_rec *path = id_priv->id.route.path_rec;
+	struct rdma_ah_attr *ah = &ev->param.ud.ah_attr;
+
+	ev->param.ud.private_data = ib_event->private_data;
+	ev->param.ud.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+	ev->event = RDMA_CM_EVENT_UNREACHABLE;
+	if (rep->status != IB_SIDR_SUCCESS) {
+		ev->status = rep->status;
+		return;
+	}
+	/* A Q_Key the user chose must be the one the peer answers with. */
+	if ((id_priv->qkey && id_priv->qkey != rep->qkey) || !path ||
+	    !sgid_attr) {
+		ev->status = -EINVAL;
+		return;
+	}
+
+	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_sl(ah, path->sl);
+	rdma_ah_set_port_num(ah, id_priv->id.port_num);
+	memcpy(ah->roce.dmac, path->roce.dmac, ETH_ALEN);
+	rdma_ah_set_grh(ah, &path->dgid, be32_to_cpu(path->flow_label),
+			sgid_attr->index, path->hop_limit, path->traffic_class);
+	/* The event's ah_attr holds its own GID reference. */
+	rdma_hold_gid_attr(sgid_attr);
+	ah->grh.sgid_attr = sgid_attr;
+	ev->param.ud.qkey = rep->qkey;
+	ev->param.ud.qp_num = rep->qpn;
+	ev->status = 0;
+	ev->event = RDMA_CM_EVENT_ESTABLISHED;
 }
 
 static int cma_sidr_rep_handler(struct ib_cm_id *cm_id,
 				const struct ib_cm_event *ib_event)
 {
 	struct rdma_id_private *id_priv = cm_id->context;
-	const struct ib_cm_sidr_rep_event_param *rep =
-		&ib_event->param.sidr_rep_rcvd;
-	struct rdma_cm_event event = {};
-	struct rdma_ah_attr *ah = &event.param.ud.ah_attr;
-	struct sa_path_rec *path = id_priv->id.route.path_rec;
-	const struct ib_gid_attr *sgid_attr;
+	struct rdma_cm_event ev = {};
 	int ret;
 
 	mutex_lock(&id_priv->handler_mutex);
 	if (READ_ONCE(id_priv->state) != RDMA_CM_CONNECT)
-		goto out;
-
-	switch (ib_event->event) {
-	case IB_CM_SIDR_REQ_ERROR:
-		event.event = RDMA_CM_EVENT_UNREACHABLE;
-		event.status = -ETIMEDOUT;
-		break;
-	case IB_CM_SIDR_REP_RECEIVED:
-		event.param.ud.private_data = ib_event->private_data;
-		event.param.ud.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
-		if (rep->status != IB_SIDR_SUCCESS) {
-			event.event = RDMA_CM_EVENT_UNREACHABLE;
-			event.status = rep->status;
-			break;
-		}
-		if (id_priv->qkey && id_priv->qkey != rep->qkey) {
-			event.event = RDMA_CM_EVENT_UNREACHABLE;
-			event.status = -EINVAL;
-			break;
-		}
-		sgid_attr = id_priv->id.route.addr.dev_addr.sgid_attr;
-		if (!path || !sgid_attr) {
-			event.event = RDMA_CM_EVENT_UNREACHABLE;
-			event.status = -EINVAL;
-			break;
-		}
-		ah->type = RDMA_AH_ATTR_TYPE_ROCE;
-		rdma_ah_set_port_num(ah, id_priv->id.port_num);
-		rdma_ah_set_sl(ah, path->sl);
-		rdma_ah_set_grh(ah, &path->dgid,
-				be32_to_cpu(path->flow_label),
-				sgid_attr->index, path->hop_limit,
-				path->traffic_class);
-		rdma_hold_gid_attr(sgid_attr);
-		ah->grh.sgid_attr = sgid_attr;
-		memcpy(ah->roce.dmac, path->roce.dmac, ETH_ALEN);
-		event.param.ud.qp_num = rep->qpn;
-		event.param.ud.qkey = rep->qkey;
-		event.event = RDMA_CM_EVENT_ESTABLISHED;
-		event.status = 0;
-		break;
-	default:
-		goto out;
+		goto ignore;
+	if (ib_event->event == IB_CM_SIDR_REP_RECEIVED) {
+		cma_sidr_rep_event(id_priv, ib_event, &ev);
+	} else if (ib_event->event == IB_CM_SIDR_REQ_ERROR) {
+		ev.status = -ETIMEDOUT;
+		ev.event = RDMA_CM_EVENT_UNREACHABLE;
+	} else {
+		goto ignore;
 	}
+	ret = cma_ib_deliver_unlock(id_priv, &ev);
+	rdma_destroy_ah_attr(&ev.param.ud.ah_attr);
+	return ret;
 
-	ret = cma_cm_event_handler(id_priv, &event);
-	rdma_destroy_ah_attr(&event.param.ud.ah_attr);
-	if (ret) {
-		id_priv->cm_id_ib = NULL;
-		destroy_id_handler_unlock(id_priv);
-		return ret;
-	}
-out:
+ignore:
 	mutex_unlock(&id_priv->handler_mutex);
 	return 0;
 }
@@ -1860,8 +1890,7 @@ static int cma_listen_on_dev(struct rdma_id_private *id_priv,
 
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	struct cma_device *cma_dev;
 	int ret;
 
@@ -2052,8 +2081,7 @@ out:
 int rdma_connect_locked(struct rdma_cm_id *id,
 			struct rdma_conn_param *conn_param)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	int ret;
 
 	if (!cma_comp_exch(id_priv, RDMA_CM_ROUTE_RESOLVED, RDMA_CM_CONNECT))
@@ -2095,8 +2123,7 @@ EXPORT_SYMBOL(rdma_connect_locked);
 
 int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	int ret;
 
 	mutex_lock(&id_priv->handler_mutex);
@@ -2109,8 +2136,7 @@ EXPORT_SYMBOL(rdma_connect);
 int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 		     struct rdma_ucm_ece *ece)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	id_priv->ece = *ece;
 	return rdma_connect(id, conn_param);
@@ -2167,8 +2193,7 @@ static int cma_send_sidr_rep(struct rdma_id_private *id_priv,
 
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	int ret;
 
 	lockdep_assert_held(&id_priv->handler_mutex);
@@ -2213,8 +2238,7 @@ EXPORT_SYMBOL(rdma_accept);
 int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 		    struct rdma_ucm_ece *ece)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	id_priv->ece = *ece;
 	return rdma_accept(id, conn_param);
@@ -2223,8 +2247,7 @@ EXPORT_SYMBOL(rdma_accept_ece);
 
 int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	if (!id_priv->cm_id_ib)
 		return -EINVAL;
@@ -2235,8 +2258,7 @@ EXPORT_SYMBOL(rdma_notify);
 int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		u8 private_data_len, u8 reason)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 
 	if (id_priv->cm_id_iw)
 		return iw_cm_reject(id_priv->cm_id_iw, private_data,
@@ -2255,8 +2277,7 @@ EXPORT_SYMBOL(rdma_reject);
 
 int rdma_disconnect(struct rdma_cm_id *id)
 {
-	struct rdma_id_private *id_priv =
-		container_of(id, struct rdma_id_private, id);
+	struct rdma_id_private *id_priv = cma_priv(id);
 	int ret;
 
 	/* iWARP: iw_cm moves the QP to SQD, which starts the close. */
@@ -2337,19 +2358,17 @@ static void cma_send_device_removal_put(struct rdma_id_private *id_priv)
 	struct ib_cm_id *cm_id;
 	struct iw_cm_id *iw_id;
 	enum rdma_cm_state state;
-	unsigned long flags;
 
 	mutex_lock(&id_priv->handler_mutex);
-	spin_lock_irqsave(&id_priv->lock, flags);
-	state = id_priv->state;
+	/* Told already, or being destroyed anyway: nothing to say. */
+	state = cma_state_move(id_priv, RDMA_CM_DEVICE_REMOVAL,
+			       BIT(RDMA_CM_DESTROYING) |
+			       BIT(RDMA_CM_DEVICE_REMOVAL));
 	if (state == RDMA_CM_DESTROYING || state == RDMA_CM_DEVICE_REMOVAL) {
-		spin_unlock_irqrestore(&id_priv->lock, flags);
 		mutex_unlock(&id_priv->handler_mutex);
 		cma_id_put(id_priv);
 		return;
 	}
-	id_priv->state = RDMA_CM_DEVICE_REMOVAL;
-	spin_unlock_irqrestore(&id_priv->lock, flags);
 
 	if (cma_cm_event_handler(id_priv, &event)) {
 		/* The handler's id: our reference must go before the wait. */

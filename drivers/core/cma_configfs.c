@@ -221,11 +221,13 @@ static struct config_group *make_cma_dev(struct config_group *group,
 
 static void drop_cma_dev(struct config_group *group, struct config_item *item)
 {
-	/* Dropping the default groups first lets the device group go last. */
-	configfs_remove_default_groups(&container_of(to_config_group(item),
-					struct cma_dev_group,
-					device_group)->ports_group);
-	configfs_remove_default_groups(to_config_group(item));
+	struct config_group *devg = to_config_group(item);
+	struct cma_dev_group *dg = container_of(devg, struct cma_dev_group,
+						device_group);
+
+	/* Innermost first: the port groups, then the ports directory. */
+	configfs_remove_default_groups(&dg->ports_group);
+	configfs_remove_default_groups(devg);
 	config_item_put(item);
 }
 
@@ -239,19 +241,14 @@ static const struct config_item_type cma_subsys_type = {
 	.ct_owner = THIS_MODULE,
 };
 
-static struct configfs_subsystem cma_subsys = {
-	.su_group = {
-		.cg_item = {
-			.ci_namebuf = "rdma_cm",
-			.ci_type = &cma_subsys_type,
-		},
-	},
-};
+/* /sys/kernel/config/rdma_cm; named and typed at init. */
+static struct configfs_subsystem cma_subsys;
 
 int cma_configfs_init(void)
 {
-	config_group_init(&cma_subsys.su_group);
 	mutex_init(&cma_subsys.su_mutex);
+	config_group_init_type_name(&cma_subsys.su_group, "rdma_cm",
+				    &cma_subsys_type);
 	return configfs_register_subsystem(&cma_subsys);
 }
 

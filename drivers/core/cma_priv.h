@@ -15,38 +15,42 @@
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
-/* The Q_Key of rdma_cm's UD ids (port space UDP), as upstream. */
-
+/*
+ * Where an id is in its life. The numbers are what netlink reports for a
+ * cm_id (rdma resource show cm_id prints them by name), so each is pinned.
+ */
 enum rdma_cm_state {
-	RDMA_CM_IDLE,
-	RDMA_CM_ADDR_QUERY,
-	RDMA_CM_ADDR_RESOLVED,
-	RDMA_CM_ROUTE_QUERY,
-	RDMA_CM_ROUTE_RESOLVED,
-	RDMA_CM_CONNECT,
-	RDMA_CM_DISCONNECT,
-	RDMA_CM_ADDR_BOUND,
-	RDMA_CM_LISTEN,
-	RDMA_CM_DEVICE_REMOVAL,
-	RDMA_CM_DESTROYING
+	RDMA_CM_IDLE = 0,		/* created, nothing bound */
+	RDMA_CM_ADDR_BOUND = 7,		/* rdma_bind_addr done */
+	RDMA_CM_ADDR_QUERY = 1,		/* rdma_resolve_addr running */
+	RDMA_CM_ADDR_RESOLVED = 2,
+	RDMA_CM_ROUTE_QUERY = 3,	/* rdma_resolve_route running */
+	RDMA_CM_ROUTE_RESOLVED = 4,
+	RDMA_CM_LISTEN = 8,
+	RDMA_CM_CONNECT = 5,		/* connecting or connected */
+	RDMA_CM_DISCONNECT = 6,
+	RDMA_CM_DEVICE_REMOVAL = 9,	/* its device is going away */
+	RDMA_CM_DESTROYING = 10,
 };
 
 /* All ids bound to one port number of one port space. */
 struct rdma_bind_list {
-	enum rdma_ucm_port_space ps;
 	struct hlist_head owners;
 	unsigned short port;
+	enum rdma_ucm_port_space ps;
 };
 
 /* Per RDMA device state of rdma_cm. */
 struct cma_device {
-	struct list_head list;
 	struct ib_device *device;
-	struct completion comp;
-	refcount_t refcount;
+	struct list_head list;		/* in the global device list */
 	struct list_head id_list;	/* ids attached to this device */
-	enum ib_gid_type *default_gid_type;	/* per port, index port-1 */
+	/* Per port configfs defaults, index port - 1. */
+	enum ib_gid_type *default_gid_type;
 	u8 *default_roce_tos;
+	/* Users; the last put completes @comp for removal to go on. */
+	refcount_t refcount;
+	struct completion comp;
 };
 
 /* One listen a listener holds on one device: ib_cm or iw_cm. */
@@ -60,43 +64,47 @@ struct cma_listen_ent {
 struct rdma_id_private {
 	struct rdma_cm_id id;
 
+	/* Life: state under @lock; the handler runs under @handler_mutex. */
+	spinlock_t lock;		/* protects state and mc_list */
+	enum rdma_cm_state state;
+	refcount_t refcount;
+	struct completion comp;
+	/* Held while the event handler runs; see rdma_lock_handler(). */
+	struct mutex handler_mutex;
+	struct mutex qp_mutex;
+
+	/* Where it is linked. */
+	struct cma_device *cma_dev;
+	struct list_head dev_item;	/* in cma_dev->id_list */
 	struct rdma_bind_list *bind_list;
 	struct hlist_node node;		/* in bind_list->owners */
-	struct list_head dev_item;	/* in cma_dev->id_list */
 	struct list_head listen_any_item; /* in listen_any_list */
 	struct list_head listen_ents;	/* struct cma_listen_ent */
 	struct list_head mc_list;	/* joined groups, under lock */
-	struct cma_device *cma_dev;
 
-	enum rdma_cm_state state;
-	spinlock_t lock;		/* protects state and mc_list */
-	struct mutex qp_mutex;
-	struct completion comp;
-	refcount_t refcount;
-	/* Held while the event handler runs; see rdma_lock_handler(). */
-	struct mutex handler_mutex;
-
-	int backlog;
-	int timeout_ms;
+	/* The transport's own id, one of the two. */
 	struct ib_cm_id *cm_id_ib;
 	struct iw_cm_id *cm_id_iw;
 	struct work_struct route_work;
 
-	u32 seq_num;
-	u32 qkey;
+	/* Options and connection parameters. */
+	int backlog;
+	int timeout_ms;
 	u32 qp_num;
+	u32 qkey;
+	u32 seq_num;
 	u8 srq;
 	u8 tos;
+	u8 timeout;
+	u8 min_rnr_timer;
 	u8 tos_set:1;
 	u8 timeout_set:1;
 	u8 min_rnr_timer_set:1;
 	u8 reuseaddr:1;
 	u8 afonly:1;
-	u8 timeout;
-	u8 min_rnr_timer;
 	enum ib_gid_type gid_type;
-	struct rdma_restrack_entry res;
 	struct rdma_ucm_ece ece;
+	struct rdma_restrack_entry res;
 };
 
 /* cma.c internals the other parts of rdma_cm use. */

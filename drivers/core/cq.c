@@ -77,30 +77,29 @@ struct ib_cq *__ib_create_cq(struct ib_device *device,
 	if (!cq)
 		return ERR_PTR(-ENOMEM);
 	cq->device = device;
+	cq->comp_vector = cq_attr->comp_vector;
+	cq->cq_context = cq_context;
 	cq->comp_handler = comp_handler;
 	cq->event_handler = event_handler;
-	cq->cq_context = cq_context;
-	cq->comp_vector = cq_attr->comp_vector;
 	atomic_set(&cq->usecnt, 0);
 	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
 	rdma_restrack_set_name(&cq->res, caller);
 
 	ret = device->ops.create_cq(cq, cq_attr, NULL);
-	if (ret) {
-		rdma_restrack_del(&cq->res);
-		kfree(cq);
-		return ERR_PTR(ret);
+	if (!ret) {
+		rdma_restrack_add(&cq->res);
+		return cq;
 	}
-	rdma_restrack_add(&cq->res);
-	return cq;
+	rdma_restrack_del(&cq->res);
+	kfree(cq);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL(__ib_create_cq);
 
 int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period)
 {
-	if (cq->shared)
-		return -EOPNOTSUPP;
-	if (!cq->device->ops.modify_cq)
+	/* A pool CQ's settings belong to every ULP sharing it. */
+	if (cq->shared || !cq->device->ops.modify_cq)
 		return -EOPNOTSUPP;
 	return cq->device->ops.modify_cq(cq, cq_count, cq_period);
 }
@@ -108,9 +107,7 @@ EXPORT_SYMBOL(rdma_set_cq_moderation);
 
 int ib_resize_cq(struct ib_cq *cq, int cqe)
 {
-	if (cq->shared)
-		return -EOPNOTSUPP;
-	if (!cq->device->ops.resize_cq)
+	if (cq->shared || !cq->device->ops.resize_cq)
 		return -EOPNOTSUPP;
 	return cq->device->ops.resize_cq(cq, cqe, NULL);
 }
@@ -189,38 +186,47 @@ static void ib_cq_completion_direct(struct ib_cq *cq, void *private)
 static int ib_poll_handler(struct irq_poll *iop, int budget)
 {
 	struct ib_cq *cq = container_of(iop, struct ib_cq, iop);
-	int completed;
+	int done = __ib_process_cq(cq, budget, cq->wc, IB_POLL_BATCH);
 
-	completed = __ib_process_cq(cq, budget, cq->wc, IB_POLL_BATCH);
-	if (completed < budget) {
-		irq_poll_complete(&cq->iop);
-		/* > 0: completions arrived before the CQ was re-armed. */
-		if (ib_req_notify_cq(cq, IB_POLL_FLAGS) > 0)
-			irq_poll_sched(&cq->iop);
-	}
-	return completed;
-}
-
-static void ib_cq_completion_softirq(struct ib_cq *cq, void *private)
-{
-	irq_poll_sched(&cq->iop);
+	/* Budget used up: irq_poll calls again by itself. */
+	if (done >= budget)
+		return done;
+	irq_poll_complete(&cq->iop);
+	/* > 0: completions arrived before the CQ was re-armed. */
+	if (ib_req_notify_cq(cq, IB_POLL_FLAGS) > 0)
+		irq_poll_sched(&cq->iop);
+	return done;
 }
 
 static void ib_cq_poll_work(struct work_struct *work)
 {
 	struct ib_cq *cq = container_of(work, struct ib_cq, work);
-	int completed;
+	int done = __ib_process_cq(cq, IB_POLL_BUDGET_WORKQUEUE, cq->wc,
+				   IB_POLL_BATCH);
 
-	completed = __ib_process_cq(cq, IB_POLL_BUDGET_WORKQUEUE, cq->wc,
-				    IB_POLL_BATCH);
-	if (completed >= IB_POLL_BUDGET_WORKQUEUE ||
-	    ib_req_notify_cq(cq, IB_POLL_FLAGS) > 0)
+	/* Requeue rather than loop: other CQs share the workqueue. */
+	if (done < IB_POLL_BUDGET_WORKQUEUE &&
+	    ib_req_notify_cq(cq, IB_POLL_FLAGS) <= 0)
+		return;
+	queue_work(cq->comp_wq, &cq->work);
+}
+
+/* The driver's completion interrupt: hand polling to softirq or worker. */
+static void ib_cq_kick(struct ib_cq *cq, void *private)
+{
+	if (cq->poll_ctx == IB_POLL_SOFTIRQ)
+		irq_poll_sched(&cq->iop);
+	else
 		queue_work(cq->comp_wq, &cq->work);
 }
 
-static void ib_cq_completion_workqueue(struct ib_cq *cq, void *private)
+/* Stops the polling context so the CQ can go. */
+static void ib_cq_stop_polling(struct ib_cq *cq)
 {
-	queue_work(cq->comp_wq, &cq->work);
+	if (cq->poll_ctx == IB_POLL_SOFTIRQ)
+		irq_poll_disable(&cq->iop);
+	else if (cq->poll_ctx != IB_POLL_DIRECT)
+		cancel_work_sync(&cq->work);
 }
 
 struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
@@ -260,12 +266,12 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
 		cq->comp_handler = ib_cq_completion_direct;
 		break;
 	case IB_POLL_SOFTIRQ:
-		cq->comp_handler = ib_cq_completion_softirq;
+		cq->comp_handler = ib_cq_kick;
 		irq_poll_init(&cq->iop, IB_POLL_BUDGET_IRQ, ib_poll_handler);
 		break;
 	case IB_POLL_WORKQUEUE:
 	case IB_POLL_UNBOUND_WORKQUEUE:
-		cq->comp_handler = ib_cq_completion_workqueue;
+		cq->comp_handler = ib_cq_kick;
 		INIT_WORK(&cq->work, ib_cq_poll_work);
 		cq->comp_wq = poll_ctx == IB_POLL_WORKQUEUE ?
 			      ib_comp_wq : ib_comp_unbound_wq;
@@ -283,8 +289,7 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
 
 err_free_wc:
 	rdma_restrack_del(&cq->res);
-	if (poll_ctx == IB_POLL_SOFTIRQ)
-		irq_poll_disable(&cq->iop);
+	ib_cq_stop_polling(cq);
 	kfree(cq->wc);
 err_free_cq:
 	kfree(cq);
@@ -325,18 +330,7 @@ void ib_free_cq(struct ib_cq *cq)
 	if (WARN_ON_ONCE(cq->cqe_used))
 		return;
 
-	switch (cq->poll_ctx) {
-	case IB_POLL_DIRECT:
-		break;
-	case IB_POLL_SOFTIRQ:
-		irq_poll_disable(&cq->iop);
-		break;
-	case IB_POLL_WORKQUEUE:
-	case IB_POLL_UNBOUND_WORKQUEUE:
-		cancel_work_sync(&cq->work);
-		break;
-	}
-
+	ib_cq_stop_polling(cq);
 	ret = cq->device->ops.destroy_cq(cq, NULL);
 	WARN_ONCE(ret, "destroy of kernel CQ shouldn't fail\n");
 	rdma_restrack_del(&cq->res);
@@ -347,27 +341,29 @@ EXPORT_SYMBOL(ib_free_cq);
 
 /* ------------------------------------------------------------ CQ pools */
 
+/* One list of shared CQs per poll context. */
 void ib_cq_pool_init(struct ib_device *dev)
 {
-	unsigned int i;
+	struct list_head *l;
 
 	spin_lock_init(&dev->cq_pools_lock);
-	for (i = 0; i < ARRAY_SIZE(dev->cq_pools); i++)
-		INIT_LIST_HEAD(&dev->cq_pools[i]);
+	for (l = dev->cq_pools; l < dev->cq_pools + ARRAY_SIZE(dev->cq_pools); l++)
+		INIT_LIST_HEAD(l);
 }
 
+/* The device is going: every pool CQ must be back (cqe_used == 0). */
 void ib_cq_pool_cleanup(struct ib_device *dev)
 {
-	struct ib_cq *cq, *n;
-	unsigned int i;
+	struct list_head *l;
+	struct ib_cq *cq;
 
-	for (i = 0; i < ARRAY_SIZE(dev->cq_pools); i++) {
-		list_for_each_entry_safe(cq, n, &dev->cq_pools[i],
-					 pool_entry) {
+	for (l = dev->cq_pools; l < dev->cq_pools + ARRAY_SIZE(dev->cq_pools); l++) {
+		while ((cq = list_first_entry_or_null(l, struct ib_cq,
+						      pool_entry))) {
 			WARN_ON(cq->cqe_used);
 			list_del(&cq->pool_entry);
-			cq->shared = false;
 			cq->cqe_used = 0;
+			cq->shared = false;
 			ib_free_cq(cq);
 		}
 	}

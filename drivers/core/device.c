@@ -84,35 +84,34 @@ out:
 }
 static struct workqueue_struct *ib_event_wq;	/* ordered: events in order */
 
-static const char * const ib_events[] = {
-	[IB_EVENT_CQ_ERR] = "CQ error",
-	[IB_EVENT_QP_FATAL] = "QP fatal error",
-	[IB_EVENT_QP_REQ_ERR] = "QP request error",
-	[IB_EVENT_QP_ACCESS_ERR] = "QP access error",
-	[IB_EVENT_COMM_EST] = "communication established",
-	[IB_EVENT_SQ_DRAINED] = "send queue drained",
-	[IB_EVENT_PATH_MIG] = "path migration successful",
-	[IB_EVENT_PATH_MIG_ERR] = "path migration error",
-	[IB_EVENT_DEVICE_FATAL] = "device fatal error",
-	[IB_EVENT_PORT_ACTIVE] = "port active",
-	[IB_EVENT_PORT_ERR] = "port error",
-	[IB_EVENT_LID_CHANGE] = "LID change",
-	[IB_EVENT_PKEY_CHANGE] = "P_key change",
-	[IB_EVENT_SM_CHANGE] = "SM change",
-	[IB_EVENT_SRQ_ERR] = "SRQ error",
-	[IB_EVENT_SRQ_LIMIT_REACHED] = "SRQ limit reached",
-	[IB_EVENT_QP_LAST_WQE_REACHED] = "last WQE reached",
-	[IB_EVENT_CLIENT_REREGISTER] = "client reregister",
-	[IB_EVENT_GID_CHANGE] = "GID table change",
-	[IB_EVENT_WQ_FATAL] = "WQ fatal error",
-};
-
+/* The names ULPs print for an asynchronous event. */
 const char *__attribute_const__ ib_event_msg(enum ib_event_type event)
 {
-	size_t index = event;
-
-	return (index < ARRAY_SIZE(ib_events) && ib_events[index]) ?
-		ib_events[index] : "unrecognized event";
+	switch (event) {
+	/* Affiliated with a QP, SRQ, WQ or CQ. */
+	case IB_EVENT_COMM_EST:		return "communication established";
+	case IB_EVENT_SQ_DRAINED:	return "send queue drained";
+	case IB_EVENT_QP_LAST_WQE_REACHED: return "last WQE reached";
+	case IB_EVENT_PATH_MIG:		return "path migration successful";
+	case IB_EVENT_PATH_MIG_ERR:	return "path migration error";
+	case IB_EVENT_QP_FATAL:		return "QP fatal error";
+	case IB_EVENT_QP_REQ_ERR:	return "QP request error";
+	case IB_EVENT_QP_ACCESS_ERR:	return "QP access error";
+	case IB_EVENT_SRQ_LIMIT_REACHED: return "SRQ limit reached";
+	case IB_EVENT_SRQ_ERR:		return "SRQ error";
+	case IB_EVENT_WQ_FATAL:		return "WQ fatal error";
+	case IB_EVENT_CQ_ERR:		return "CQ error";
+	/* Of a port or the whole device. */
+	case IB_EVENT_PORT_ACTIVE:	return "port active";
+	case IB_EVENT_PORT_ERR:		return "port error";
+	case IB_EVENT_LID_CHANGE:	return "LID change";
+	case IB_EVENT_PKEY_CHANGE:	return "P_key change";
+	case IB_EVENT_GID_CHANGE:	return "GID table change";
+	case IB_EVENT_SM_CHANGE:	return "SM change";
+	case IB_EVENT_CLIENT_REREGISTER: return "client reregister";
+	case IB_EVENT_DEVICE_FATAL:	return "device fatal error";
+	}
+	return "unrecognized event";
 }
 EXPORT_SYMBOL(ib_event_msg);
 
@@ -917,20 +916,19 @@ static int setup_device(struct ib_device *device)
 
 static void disable_device(struct ib_device *device)
 {
-	u32 cid;
+	u32 cid, last;
 
+	/* Unfindable first, so no new client context can appear. */
 	down_write(&devices_rwsem);
 	xa_clear_mark(&devices, device->index, DEVICE_REGISTERED);
 	up_write(&devices_rwsem);
 
-	/* Clients go in reverse order of registration. */
 	down_read(&clients_rwsem);
-	cid = highest_client_id;
+	last = highest_client_id;
 	up_read(&clients_rwsem);
-	while (cid) {
-		cid--;
-		remove_client_context(device, cid);
-	}
+	/* The reverse of registration order: later clients use earlier ones. */
+	for (cid = last; cid > 0; cid--)
+		remove_client_context(device, cid - 1);
 
 	/* Drop the registration reference and wait for every user. */
 	ib_device_put(device);
@@ -1108,25 +1106,34 @@ void ib_unregister_device_queued(struct ib_device *ib_dev)
 }
 EXPORT_SYMBOL(ib_unregister_device_queued);
 
-void ib_unregister_driver(enum rdma_driver_id driver_id)
+/* The next registered device of @driver_id from *@index on, pinned. */
+static struct ib_device *next_driver_device(enum rdma_driver_id driver_id,
+					    unsigned long *index)
 {
-	struct ib_device *ib_dev;
-	unsigned long index;
+	struct ib_device *dev;
 
 	down_read(&devices_rwsem);
-	xa_for_each(&devices, index, ib_dev) {
-		if (ib_dev->ops.driver_id != driver_id)
-			continue;
-		get_device(&ib_dev->dev);
-		up_read(&devices_rwsem);
-
-		WARN_ON(!ib_dev->ops.dealloc_driver);
-		__ib_unregister_device(ib_dev);
-
-		put_device(&ib_dev->dev);
-		down_read(&devices_rwsem);
+	xa_for_each_start(&devices, *index, dev, *index) {
+		if (dev->ops.driver_id == driver_id) {
+			get_device(&dev->dev);
+			break;
+		}
 	}
 	up_read(&devices_rwsem);
+	return dev;
+}
+
+void ib_unregister_driver(enum rdma_driver_id driver_id)
+{
+	unsigned long index = 0;
+	struct ib_device *dev;
+
+	while ((dev = next_driver_device(driver_id, &index))) {
+		WARN_ON(!dev->ops.dealloc_driver);
+		__ib_unregister_device(dev);
+		put_device(&dev->dev);
+		index++;
+	}
 	/* And the ones queued by netdev events. */
 	flush_workqueue(ib_unreg_wq);
 }
@@ -1134,20 +1141,24 @@ EXPORT_SYMBOL(ib_unregister_driver);
 
 /* ------------------------------------------------------------ events */
 
+/* Handlers are called in registration order, under the read side. */
 void ib_register_event_handler(struct ib_event_handler *event_handler)
 {
-	down_write(&event_handler->device->event_handler_rwsem);
-	list_add_tail(&event_handler->list,
-		      &event_handler->device->event_handler_list);
-	up_write(&event_handler->device->event_handler_rwsem);
+	struct ib_device *dev = event_handler->device;
+
+	down_write(&dev->event_handler_rwsem);
+	list_add_tail(&event_handler->list, &dev->event_handler_list);
+	up_write(&dev->event_handler_rwsem);
 }
 EXPORT_SYMBOL(ib_register_event_handler);
 
 void ib_unregister_event_handler(struct ib_event_handler *event_handler)
 {
-	down_write(&event_handler->device->event_handler_rwsem);
+	struct rw_semaphore *sem = &event_handler->device->event_handler_rwsem;
+
+	down_write(sem);
 	list_del(&event_handler->list);
-	up_write(&event_handler->device->event_handler_rwsem);
+	up_write(sem);
 }
 EXPORT_SYMBOL(ib_unregister_event_handler);
 
@@ -1348,10 +1359,28 @@ enum rdma_link_layer rdma_port_get_link_layer(struct ib_device *device,
 }
 EXPORT_SYMBOL(rdma_port_get_link_layer);
 
+/*
+ * Ethernet speeds (Mb/s) as the IB width x speed of about the same rate;
+ * the last line takes everything faster.
+ */
+static const struct {
+	u32	upto;
+	u8	width;
+	u8	speed;
+} eth_as_ib[] = {
+	{ SPEED_1000,	IB_WIDTH_1X,	IB_SPEED_SDR },
+	{ SPEED_10000,	IB_WIDTH_1X,	IB_SPEED_FDR10 },
+	{ SPEED_20000,	IB_WIDTH_4X,	IB_SPEED_DDR },
+	{ SPEED_25000,	IB_WIDTH_1X,	IB_SPEED_EDR },
+	{ SPEED_40000,	IB_WIDTH_4X,	IB_SPEED_FDR10 },
+	{ U32_MAX,	IB_WIDTH_4X,	IB_SPEED_EDR },
+};
+
 /* Ethernet speed (Mb/s) of the port netdev as an IB speed and width. */
 int ib_get_eth_speed(struct ib_device *dev, u32 port_num, u16 *speed,
 		     u8 *width)
 {
+	unsigned int i;
 	struct ethtool_link_ksettings lksettings = { };
 	struct net_device *netdev;
 	u32 netdev_speed = SPEED_UNKNOWN;
@@ -1373,25 +1402,11 @@ int ib_get_eth_speed(struct ib_device *dev, u32 port_num, u16 *speed,
 	else
 		netdev_speed = SPEED_1000;
 
-	if (netdev_speed <= SPEED_1000) {
-		*width = IB_WIDTH_1X;
-		*speed = IB_SPEED_SDR;
-	} else if (netdev_speed <= SPEED_10000) {
-		*width = IB_WIDTH_1X;
-		*speed = IB_SPEED_FDR10;
-	} else if (netdev_speed <= SPEED_20000) {
-		*width = IB_WIDTH_4X;
-		*speed = IB_SPEED_DDR;
-	} else if (netdev_speed <= SPEED_25000) {
-		*width = IB_WIDTH_1X;
-		*speed = IB_SPEED_EDR;
-	} else if (netdev_speed <= SPEED_40000) {
-		*width = IB_WIDTH_4X;
-		*speed = IB_SPEED_FDR10;
-	} else {
-		*width = IB_WIDTH_4X;
-		*speed = IB_SPEED_EDR;
-	}
+	for (i = 0; i < ARRAY_SIZE(eth_as_ib) - 1; i++)
+		if (netdev_speed <= eth_as_ib[i].upto)
+			break;
+	*width = eth_as_ib[i].width;
+	*speed = eth_as_ib[i].speed;
 	return 0;
 }
 EXPORT_SYMBOL(ib_get_eth_speed);

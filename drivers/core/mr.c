@@ -194,17 +194,21 @@ EXPORT_SYMBOL(ib_dma_virt_map_sg);
 
 /* ------------------------------------------------------------ MR pools */
 
+/*
+ * A pool is a list of ready MRs on the QP, under qp->mr_lock taken with
+ * interrupts off: ULPs get and put MRs from completion handlers.
+ * qp->mrs_used counts the MRs out of all the QP's pools.
+ */
 struct ib_mr *ib_mr_pool_get(struct ib_qp *qp, struct list_head *list)
 {
-	struct ib_mr *mr;
 	unsigned long flags;
+	struct ib_mr *mr;
 
 	spin_lock_irqsave(&qp->mr_lock, flags);
 	mr = list_first_entry_or_null(list, struct ib_mr, qp_entry);
-	if (mr) {
+	if (mr)
 		list_del(&mr->qp_entry);
-		qp->mrs_used++;
-	}
+	qp->mrs_used += mr ? 1 : 0;
 	spin_unlock_irqrestore(&qp->mr_lock, flags);
 	return mr;
 }
@@ -216,48 +220,54 @@ void ib_mr_pool_put(struct ib_qp *qp, struct list_head *list,
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->mr_lock, flags);
-	list_add(&mr->qp_entry, list);
 	qp->mrs_used--;
+	/* At the head: the MR used last is the one reused first. */
+	list_add(&mr->qp_entry, list);
 	spin_unlock_irqrestore(&qp->mr_lock, flags);
 }
 EXPORT_SYMBOL(ib_mr_pool_put);
 
+/* The MRs are allocated off the lock, then added at once. */
 int ib_mr_pool_init(struct ib_qp *qp, struct list_head *list, int nr,
 		    enum ib_mr_type type, u32 max_num_sg, u32 max_num_meta_sg)
 {
 	unsigned long flags;
-	struct ib_mr *mr;
-	int i;
+	LIST_HEAD(fresh);
+	int ret = 0;
 
 	if (type == IB_MR_TYPE_INTEGRITY)
 		return -EOPNOTSUPP;
-	for (i = 0; i < nr; i++) {
-		mr = ib_alloc_mr(qp->pd, type, max_num_sg);
+	for (; nr > 0; nr--) {
+		struct ib_mr *mr = ib_alloc_mr(qp->pd, type, max_num_sg);
+
 		if (IS_ERR(mr)) {
-			ib_mr_pool_destroy(qp, list);
-			return PTR_ERR(mr);
+			ret = PTR_ERR(mr);
+			break;
 		}
-		spin_lock_irqsave(&qp->mr_lock, flags);
-		list_add_tail(&mr->qp_entry, list);
-		spin_unlock_irqrestore(&qp->mr_lock, flags);
+		list_add_tail(&mr->qp_entry, &fresh);
 	}
-	return 0;
+	spin_lock_irqsave(&qp->mr_lock, flags);
+	list_splice_tail(&fresh, list);
+	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	if (ret)
+		ib_mr_pool_destroy(qp, list);
+	return ret;
 }
 EXPORT_SYMBOL(ib_mr_pool_init);
 
 void ib_mr_pool_destroy(struct ib_qp *qp, struct list_head *list)
 {
+	struct ib_mr *mr, *next;
 	unsigned long flags;
-	struct ib_mr *mr;
+	LIST_HEAD(doomed);
 
 	spin_lock_irqsave(&qp->mr_lock, flags);
-	while ((mr = list_first_entry_or_null(list, struct ib_mr, qp_entry))) {
-		list_del(&mr->qp_entry);
-		/* Deregistration may sleep: not under the lock. */
-		spin_unlock_irqrestore(&qp->mr_lock, flags);
-		ib_dereg_mr(mr);
-		spin_lock_irqsave(&qp->mr_lock, flags);
-	}
+	list_splice_init(list, &doomed);
 	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	/* Deregistration may sleep: not under the lock. */
+	list_for_each_entry_safe(mr, next, &doomed, qp_entry) {
+		list_del(&mr->qp_entry);
+		ib_dereg_mr(mr);
+	}
 }
 EXPORT_SYMBOL(ib_mr_pool_destroy);

@@ -188,43 +188,54 @@ int ib_find_exact_cached_pkey(struct ib_device *device, u32 port_num,
 }
 EXPORT_SYMBOL(ib_find_exact_cached_pkey);
 
-int ib_get_cached_lmc(struct ib_device *device, u32 port_num, u8 *lmc)
+/*
+ * A consistent copy of a port's cached scalars (the table pointers in it
+ * are not for the caller to follow).
+ */
+static int port_cache_snapshot(struct ib_device *device, u32 port_num,
+			       struct ib_port_cache *snap)
 {
 	unsigned long flags;
 
 	if (!rdma_is_port_valid(device, port_num))
 		return -EINVAL;
 	read_lock_irqsave(&device->cache_lock, flags);
-	*lmc = device->port_data[port_num].cache.lmc;
+	*snap = device->port_data[port_num].cache;
 	read_unlock_irqrestore(&device->cache_lock, flags);
 	return 0;
+}
+
+int ib_get_cached_lmc(struct ib_device *device, u32 port_num, u8 *lmc)
+{
+	struct ib_port_cache snap;
+	int ret = port_cache_snapshot(device, port_num, &snap);
+
+	if (!ret)
+		*lmc = snap.lmc;
+	return ret;
 }
 EXPORT_SYMBOL(ib_get_cached_lmc);
 
 int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
 			     enum ib_port_state *port_state)
 {
-	unsigned long flags;
+	struct ib_port_cache snap;
+	int ret = port_cache_snapshot(device, port_num, &snap);
 
-	if (!rdma_is_port_valid(device, port_num))
-		return -EINVAL;
-	read_lock_irqsave(&device->cache_lock, flags);
-	*port_state = device->port_data[port_num].cache.port_state;
-	read_unlock_irqrestore(&device->cache_lock, flags);
-	return 0;
+	if (!ret)
+		*port_state = snap.port_state;
+	return ret;
 }
 EXPORT_SYMBOL(ib_get_cached_port_state);
 
 int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num,
 				u64 *sn_pfx)
 {
-	unsigned long flags;
+	struct ib_port_cache snap;
+	int ret = port_cache_snapshot(device, port_num, &snap);
 
-	if (!rdma_is_port_valid(device, port_num))
-		return -EINVAL;
-	read_lock_irqsave(&device->cache_lock, flags);
-	*sn_pfx = device->port_data[port_num].cache.subnet_prefix;
-	read_unlock_irqrestore(&device->cache_lock, flags);
-	return 0;
+	if (!ret)
+		*sn_pfx = snap.subnet_prefix;
+	return ret;
 }
 EXPORT_SYMBOL(ib_get_cached_subnet_prefix);

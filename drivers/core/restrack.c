@@ -60,27 +60,34 @@ int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type)
 }
 EXPORT_SYMBOL(rdma_restrack_count);
 
-/* The device an entry belongs to; NULL for types without an object here. */
+/*
+ * Where each tracked object keeps its entry and its device pointer, so an
+ * entry leads back to its device; types without a row have no object here.
+ */
+#define RES_OBJ(type, t, dev) \
+	[type] = { offsetof(t, res), offsetof(t, dev), true }
+static const struct {
+	size_t	res_at;
+	size_t	dev_at;
+	bool	known;
+} res_layout[RDMA_RESTRACK_MAX] = {
+	RES_OBJ(RDMA_RESTRACK_CTX, struct ib_ucontext, device),
+	RES_OBJ(RDMA_RESTRACK_PD, struct ib_pd, device),
+	RES_OBJ(RDMA_RESTRACK_MR, struct ib_mr, device),
+	RES_OBJ(RDMA_RESTRACK_CQ, struct ib_cq, device),
+	RES_OBJ(RDMA_RESTRACK_SRQ, struct ib_srq, device),
+	RES_OBJ(RDMA_RESTRACK_QP, struct ib_qp, device),
+	RES_OBJ(RDMA_RESTRACK_CM_ID, struct rdma_id_private, id.device),
+};
+
 static struct ib_device *res_to_dev(struct rdma_restrack_entry *res)
 {
-	switch (res->type) {
-	case RDMA_RESTRACK_PD:
-		return container_of(res, struct ib_pd, res)->device;
-	case RDMA_RESTRACK_CQ:
-		return container_of(res, struct ib_cq, res)->device;
-	case RDMA_RESTRACK_QP:
-		return container_of(res, struct ib_qp, res)->device;
-	case RDMA_RESTRACK_MR:
-		return container_of(res, struct ib_mr, res)->device;
-	case RDMA_RESTRACK_CTX:
-		return container_of(res, struct ib_ucontext, res)->device;
-	case RDMA_RESTRACK_SRQ:
-		return container_of(res, struct ib_srq, res)->device;
-	case RDMA_RESTRACK_CM_ID:
-		return container_of(res, struct rdma_id_private, res)->id.device;
-	default:
+	const u8 *obj;
+
+	if (res->type >= RDMA_RESTRACK_MAX || !res_layout[res->type].known)
 		return NULL;
-	}
+	obj = (const u8 *)res - res_layout[res->type].res_at;
+	return *(struct ib_device * const *)(obj + res_layout[res->type].dev_at);
 }
 
 void rdma_restrack_new(struct rdma_restrack_entry *res,

@@ -124,123 +124,142 @@ static int rdma_rw_init_one_mr(struct ib_qp *qp, u32 port_num,
 	return count;
 }
 
+/* The head of one registration's chain: its LOCAL_INV if it has one. */
+static struct ib_send_wr *rw_reg_head(struct rdma_rw_reg_ctx *reg)
+{
+	return reg->inv_wr.next ? &reg->inv_wr : &reg->reg_wr.wr;
+}
+
+/* Puts back the first @n MRs of a registration context and its array. */
+static void rw_put_mrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp, u32 n)
+{
+	while (n--)
+		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[n].mr);
+	kfree(ctx->reg);
+}
+
+/* RDMA WRITE for DMA_TO_DEVICE, RDMA READ (perhaps invalidating) else. */
+static enum ib_wr_opcode rw_opcode(enum dma_data_direction dir, bool inval)
+{
+	if (dir == DMA_TO_DEVICE)
+		return IB_WR_RDMA_WRITE;
+	return inval ? IB_WR_RDMA_READ_WITH_INV : IB_WR_RDMA_READ;
+}
+
+/* Every WR this file builds is set up here, from zero. */
+static void rw_wr_set(struct ib_rdma_wr *w, enum ib_wr_opcode op,
+		      struct ib_sge *sges, u32 nsge, u64 raddr, u32 rkey)
+{
+	*w = (struct ib_rdma_wr) {
+		.wr.opcode = op,
+		.wr.sg_list = sges,
+		.wr.num_sge = nsge,
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+}
+
+/* SGEs straight on the DMA addresses, the first @offset bytes skipped. */
+static void rw_fill_sges(struct ib_sge *sge, struct scatterlist *sg, u32 n,
+			 u32 offset, u32 lkey)
+{
+	for (; n; n--, sge++, sg = sg_next(sg), offset = 0) {
+		sge->addr = sg_dma_address(sg) + offset;
+		sge->length = sg_dma_len(sg) - offset;
+		sge->lkey = lkey;
+	}
+}
+
+static struct scatterlist *rw_sg_skip(struct scatterlist *sg, u32 n)
+{
+	while (n--)
+		sg = sg_next(sg);
+	return sg;
+}
+
+/*
+ * One MR per page_list_len entries of sg, each op chained as
+ * [LOCAL_INV] -> REG_MR -> RDMA op, the ops one after the other.
+ */
 static int rdma_rw_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			       u32 port_num, struct scatterlist *sg,
 			       u32 sg_cnt, u32 offset, u64 remote_addr,
 			       u32 rkey, enum dma_data_direction dir)
 {
-	struct rdma_rw_reg_ctx *prev = NULL;
-	u32 pages_per_mr = rdma_rw_fr_page_list_len(qp->pd->device);
-	bool iwarp = rdma_protocol_iwarp(qp->device,
-					 rw_port(qp->device, port_num));
-	int i, j, ret, count = 0;
+	u32 per_mr = rdma_rw_fr_page_list_len(qp->pd->device);
+	/* iWARP: the read's completion also frees the MR (key set at post). */
+	enum ib_wr_opcode op = rw_opcode(dir, rdma_protocol_iwarp(qp->device,
+					 rw_port(qp->device, port_num)));
+	struct ib_send_wr **link = NULL;
+	int ret, total = 0;
+	u32 i;
 
-	if (!pages_per_mr)
+	if (!per_mr)
 		return -EOPNOTSUPP;
-	ctx->nr_ops = DIV_ROUND_UP(sg_cnt, pages_per_mr);
+	ctx->nr_ops = DIV_ROUND_UP(sg_cnt, per_mr);
 	ctx->reg = kcalloc(ctx->nr_ops, sizeof(*ctx->reg), GFP_KERNEL);
 	if (!ctx->reg)
 		return -ENOMEM;
 
 	for (i = 0; i < ctx->nr_ops; i++) {
 		struct rdma_rw_reg_ctx *reg = &ctx->reg[i];
-		u32 nents = min(sg_cnt, pages_per_mr);
+		u32 n = min(sg_cnt, per_mr);
 
 		ret = rdma_rw_init_one_mr(qp, port_num, reg, sg, sg_cnt,
 					  offset);
-		if (ret < 0)
-			goto out_free;
-		count += ret;
-
-		/* this MR's chain starts with its LOCAL_INV if it has one */
-		if (prev)
-			prev->wr.wr.next = reg->inv_wr.next ?
-					   &reg->inv_wr : &reg->reg_wr.wr;
-		reg->reg_wr.wr.next = &reg->wr.wr;
-
-		memset(&reg->wr, 0, sizeof(reg->wr));
-		reg->wr.wr.sg_list = &reg->sge;
-		reg->wr.wr.num_sge = 1;
-		reg->wr.remote_addr = remote_addr;
-		reg->wr.rkey = rkey;
-		if (dir == DMA_TO_DEVICE) {
-			reg->wr.wr.opcode = IB_WR_RDMA_WRITE;
-		} else if (!iwarp) {
-			reg->wr.wr.opcode = IB_WR_RDMA_READ;
-		} else {
-			/*
-			 * The read's completion also frees the MR; the key
-			 * is set at post time (rdma_rw_update_lkey).
-			 */
-			reg->wr.wr.opcode = IB_WR_RDMA_READ_WITH_INV;
+		if (ret < 0) {
+			rw_put_mrs(ctx, qp, i);
+			return ret;
 		}
-		count++;
+		total += ret + 1;
+		rw_wr_set(&reg->wr, op, &reg->sge, 1, remote_addr, rkey);
+		reg->reg_wr.wr.next = &reg->wr.wr;
+		if (link)
+			*link = rw_reg_head(reg);
+		link = &reg->wr.wr.next;
 
 		remote_addr += reg->sge.length;
-		sg_cnt -= nents;
-		for (j = 0; j < nents; j++)
-			sg = sg_next(sg);
-		prev = reg;
+		sg = rw_sg_skip(sg, n);
+		sg_cnt -= n;
 		offset = 0;
 	}
-	if (prev)
-		prev->wr.wr.next = NULL;
 	ctx->type = RDMA_RW_MR;
-	return count;
-
-out_free:
-	while (--i >= 0)
-		ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[i].mr);
-	kfree(ctx->reg);
-	return ret;
+	return total;
 }
 
+/* Without MRs: as many SGEs per WR as the QP takes for the direction. */
 static int rdma_rw_init_map_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				struct scatterlist *sg, u32 sg_cnt, u32 offset,
 				u64 remote_addr, u32 rkey,
 				enum dma_data_direction dir)
 {
-	u32 max_sge = dir == DMA_TO_DEVICE ? qp->max_write_sge :
-		      qp->max_read_sge;
-	struct ib_sge *sge;
-	u32 total_len = 0;
-	u32 i, j;
+	u32 per_wr = dir == DMA_TO_DEVICE ? qp->max_write_sge :
+		     qp->max_read_sge;
+	struct ib_rdma_wr *w;
+	u32 i, k;
 
-	if (!max_sge)
+	if (!per_wr)
 		return -EINVAL;
-	ctx->nr_ops = DIV_ROUND_UP(sg_cnt, max_sge);
+	ctx->nr_ops = DIV_ROUND_UP(sg_cnt, per_wr);
 	ctx->map.sges = kcalloc(sg_cnt, sizeof(*ctx->map.sges), GFP_KERNEL);
-	if (!ctx->map.sges)
-		return -ENOMEM;
 	ctx->map.wrs = kcalloc(ctx->nr_ops, sizeof(*ctx->map.wrs), GFP_KERNEL);
-	if (!ctx->map.wrs) {
+	if (!ctx->map.sges || !ctx->map.wrs) {
 		kfree(ctx->map.sges);
+		kfree(ctx->map.wrs);
 		return -ENOMEM;
 	}
 
-	sge = ctx->map.sges;
-	for (i = 0; i < ctx->nr_ops; i++) {
-		struct ib_rdma_wr *rdma_wr = &ctx->map.wrs[i];
-		u32 nr_sge = min(sg_cnt, max_sge);
+	rw_fill_sges(ctx->map.sges, sg, sg_cnt, offset, qp->pd->local_dma_lkey);
+	for (i = 0, k = 0; i < ctx->nr_ops; i++) {
+		u32 n = min(sg_cnt - k, per_wr);
 
-		rdma_wr->wr.opcode = dir == DMA_TO_DEVICE ?
-				     IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
-		rdma_wr->remote_addr = remote_addr + total_len;
-		rdma_wr->rkey = rkey;
-		rdma_wr->wr.num_sge = nr_sge;
-		rdma_wr->wr.sg_list = sge;
-
-		for (j = 0; j < nr_sge; j++, sg = sg_next(sg)) {
-			sge->addr = sg_dma_address(sg) + offset;
-			sge->length = sg_dma_len(sg) - offset;
-			sge->lkey = qp->pd->local_dma_lkey;
-			total_len += sge->length;
-			sge++;
-			offset = 0;
-		}
-		sg_cnt -= nr_sge;
-		rdma_wr->wr.next = i + 1 < ctx->nr_ops ?
-				   &ctx->map.wrs[i + 1].wr : NULL;
+		w = &ctx->map.wrs[i];
+		rw_wr_set(w, rw_opcode(dir, false), &ctx->map.sges[k], n,
+			  remote_addr, rkey);
+		for (; n; n--)
+			remote_addr += ctx->map.sges[k++].length;
+		if (i)
+			ctx->map.wrs[i - 1].wr.next = &w->wr;
 	}
 	ctx->type = RDMA_RW_MULTI_WR;
 	return ctx->nr_ops;
@@ -251,20 +270,10 @@ static int rdma_rw_init_single_wr(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				  u64 remote_addr, u32 rkey,
 				  enum dma_data_direction dir)
 {
-	struct ib_rdma_wr *rdma_wr = &ctx->single.wr;
-
+	rw_fill_sges(&ctx->single.sge, sg, 1, offset, qp->pd->local_dma_lkey);
+	rw_wr_set(&ctx->single.wr, rw_opcode(dir, false), &ctx->single.sge, 1,
+		  remote_addr, rkey);
 	ctx->nr_ops = 1;
-	ctx->single.sge.lkey = qp->pd->local_dma_lkey;
-	ctx->single.sge.addr = sg_dma_address(sg) + offset;
-	ctx->single.sge.length = sg_dma_len(sg) - offset;
-
-	memset(rdma_wr, 0, sizeof(*rdma_wr));
-	rdma_wr->wr.opcode = dir == DMA_TO_DEVICE ?
-			     IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
-	rdma_wr->wr.sg_list = &ctx->single.sge;
-	rdma_wr->wr.num_sge = 1;
-	rdma_wr->remote_addr = remote_addr;
-	rdma_wr->rkey = rkey;
 	ctx->type = RDMA_RW_SINGLE_WR;
 	return 1;
 }
@@ -330,39 +339,35 @@ struct ib_send_wr *rdma_rw_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 				   u32 port_num, struct ib_cqe *cqe,
 				   struct ib_send_wr *chain_wr)
 {
-	struct ib_send_wr *first, *last;
+	struct ib_send_wr *head, *tail;
 	u32 i;
 
-	switch (ctx->type) {
-	case RDMA_RW_MR:
+	if (ctx->type == RDMA_RW_SINGLE_WR) {
+		head = &ctx->single.wr.wr;
+		tail = head;
+	} else if (ctx->type == RDMA_RW_MULTI_WR) {
+		head = &ctx->map.wrs[0].wr;
+		tail = &ctx->map.wrs[ctx->nr_ops - 1].wr;
+	} else if (ctx->type == RDMA_RW_MR) {
+		/* A Read with Invalidate frees its MR; others leave it valid. */
 		for (i = 0; i < ctx->nr_ops; i++)
 			rdma_rw_update_lkey(&ctx->reg[i],
 					    ctx->reg[i].wr.wr.opcode !=
 					    IB_WR_RDMA_READ_WITH_INV);
-		first = ctx->reg[0].inv_wr.next ?
-			&ctx->reg[0].inv_wr : &ctx->reg[0].reg_wr.wr;
-		last = &ctx->reg[ctx->nr_ops - 1].wr.wr;
-		break;
-	case RDMA_RW_MULTI_WR:
-		first = &ctx->map.wrs[0].wr;
-		last = &ctx->map.wrs[ctx->nr_ops - 1].wr;
-		break;
-	case RDMA_RW_SINGLE_WR:
-		first = &ctx->single.wr.wr;
-		last = &ctx->single.wr.wr;
-		break;
-	default:
+		head = rw_reg_head(&ctx->reg[0]);
+		tail = &ctx->reg[ctx->nr_ops - 1].wr.wr;
+	} else {
 		WARN_ON_ONCE(1);
 		return NULL;
 	}
 
-	if (chain_wr) {
-		last->next = chain_wr;
+	if (!chain_wr) {
+		tail->wr_cqe = cqe;
+		tail->send_flags |= IB_SEND_SIGNALED;
 	} else {
-		last->wr_cqe = cqe;
-		last->send_flags |= IB_SEND_SIGNALED;
+		tail->next = chain_wr;
 	}
-	return first;
+	return head;
 }
 EXPORT_SYMBOL(rdma_rw_ctx_wrs);
 
@@ -382,21 +387,12 @@ void rdma_rw_ctx_destroy(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			 u32 port_num, struct scatterlist *sg, u32 sg_cnt,
 			 enum dma_data_direction dir)
 {
-	u32 i;
-
-	switch (ctx->type) {
-	case RDMA_RW_MR:
-		for (i = 0; i < ctx->nr_ops; i++)
-			ib_mr_pool_put(qp, &qp->rdma_mrs, ctx->reg[i].mr);
-		kfree(ctx->reg);
-		break;
-	case RDMA_RW_MULTI_WR:
-		kfree(ctx->map.wrs);
+	if (ctx->type == RDMA_RW_MR) {
+		rw_put_mrs(ctx, qp, ctx->nr_ops);
+	} else if (ctx->type == RDMA_RW_MULTI_WR) {
 		kfree(ctx->map.sges);
-		break;
-	case RDMA_RW_SINGLE_WR:
-		break;
-	default:
+		kfree(ctx->map.wrs);
+	} else if (ctx->type != RDMA_RW_SINGLE_WR) {
 		WARN_ON_ONCE(1);
 		return;
 	}

@@ -22,37 +22,37 @@
 #include <rdma/rw.h>
 #include "core_priv.h"
 
-static const char * const wc_statuses[] = {
-	[IB_WC_SUCCESS] = "success",
-	[IB_WC_LOC_LEN_ERR] = "local length error",
-	[IB_WC_LOC_QP_OP_ERR] = "local QP operation error",
-	[IB_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-	[IB_WC_LOC_PROT_ERR] = "local protection error",
-	[IB_WC_WR_FLUSH_ERR] = "WR flushed",
-	[IB_WC_MW_BIND_ERR] = "memory bind operation error",
-	[IB_WC_BAD_RESP_ERR] = "bad response error",
-	[IB_WC_LOC_ACCESS_ERR] = "local access error",
-	[IB_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-	[IB_WC_REM_ACCESS_ERR] = "remote access error",
-	[IB_WC_REM_OP_ERR] = "remote operation error",
-	[IB_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-	[IB_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-	[IB_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-	[IB_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-	[IB_WC_REM_ABORT_ERR] = "operation aborted",
-	[IB_WC_INV_EECN_ERR] = "invalid EE context number",
-	[IB_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-	[IB_WC_FATAL_ERR] = "fatal error",
-	[IB_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-	[IB_WC_GENERAL_ERR] = "general error",
-};
-
+/* The texts ULPs print for a failed completion. */
 const char *__attribute_const__ ib_wc_status_msg(enum ib_wc_status status)
 {
-	size_t index = status;
-
-	return (index < ARRAY_SIZE(wc_statuses) && wc_statuses[index]) ?
-		wc_statuses[index] : "unrecognized status";
+	switch (status) {
+	case IB_WC_SUCCESS:		return "success";
+	case IB_WC_WR_FLUSH_ERR:	return "WR flushed";
+	/* Detected by the local side. */
+	case IB_WC_LOC_LEN_ERR:		return "local length error";
+	case IB_WC_LOC_QP_OP_ERR:	return "local QP operation error";
+	case IB_WC_LOC_EEC_OP_ERR:	return "local EE context operation error";
+	case IB_WC_LOC_PROT_ERR:	return "local protection error";
+	case IB_WC_LOC_ACCESS_ERR:	return "local access error";
+	case IB_WC_LOC_RDD_VIOL_ERR:	return "local RDD violation error";
+	case IB_WC_MW_BIND_ERR:		return "memory bind operation error";
+	/* Reported by the responder. */
+	case IB_WC_REM_INV_REQ_ERR:	return "remote invalid request error";
+	case IB_WC_REM_ACCESS_ERR:	return "remote access error";
+	case IB_WC_REM_OP_ERR:		return "remote operation error";
+	case IB_WC_REM_INV_RD_REQ_ERR:	return "remote invalid RD request";
+	case IB_WC_REM_ABORT_ERR:	return "operation aborted";
+	case IB_WC_BAD_RESP_ERR:	return "bad response error";
+	/* Transport and context failures. */
+	case IB_WC_RETRY_EXC_ERR:	return "transport retry counter exceeded";
+	case IB_WC_RNR_RETRY_EXC_ERR:	return "RNR retry counter exceeded";
+	case IB_WC_RESP_TIMEOUT_ERR:	return "response timeout error";
+	case IB_WC_INV_EECN_ERR:	return "invalid EE context number";
+	case IB_WC_INV_EEC_STATE_ERR:	return "invalid EE context state";
+	case IB_WC_FATAL_ERR:		return "fatal error";
+	case IB_WC_GENERAL_ERR:		return "general error";
+	}
+	return "unrecognized status";
 }
 EXPORT_SYMBOL(ib_wc_status_msg);
 
@@ -152,12 +152,19 @@ void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr)
 }
 EXPORT_SYMBOL(rdma_destroy_ah_attr);
 
+/* @dst becomes @src; @ref: @dst holds a reference of its own on the GID. */
+static void ah_attr_assign(struct rdma_ah_attr *dst,
+			   const struct rdma_ah_attr *src, bool ref)
+{
+	*dst = *src;
+	if (ref && dst->grh.sgid_attr)
+		rdma_hold_gid_attr(dst->grh.sgid_attr);
+}
+
 void rdma_copy_ah_attr(struct rdma_ah_attr *dest,
 		       const struct rdma_ah_attr *src)
 {
-	*dest = *src;
-	if (dest->grh.sgid_attr)
-		rdma_hold_gid_attr(dest->grh.sgid_attr);
+	ah_attr_assign(dest, src, true);
 }
 EXPORT_SYMBOL(rdma_copy_ah_attr);
 
@@ -165,16 +172,15 @@ void rdma_replace_ah_attr(struct rdma_ah_attr *old,
 			  const struct rdma_ah_attr *new)
 {
 	rdma_destroy_ah_attr(old);
-	*old = *new;
-	if (old->grh.sgid_attr)
-		rdma_hold_gid_attr(old->grh.sgid_attr);
+	ah_attr_assign(old, new, true);
 }
 EXPORT_SYMBOL(rdma_replace_ah_attr);
 
+/* The reference @src held travels with it. */
 void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src)
 {
 	rdma_destroy_ah_attr(dest);
-	*dest = *src;
+	ah_attr_assign(dest, src, false);
 	src->grh.sgid_attr = NULL;
 }
 EXPORT_SYMBOL(rdma_move_ah_attr);
@@ -692,28 +698,31 @@ EXPORT_SYMBOL(ib_destroy_srq_user);
 
 /* ------------------------------------------------------------ QP */
 
+/* The objects a QP pins while it exists: its PD, CQs and SRQ. */
+static void ib_qp_pin_parents(struct ib_qp *qp, bool pin)
+{
+	atomic_t *cnt[] = {
+		qp->pd ? &qp->pd->usecnt : NULL,
+		qp->send_cq ? &qp->send_cq->usecnt : NULL,
+		qp->recv_cq ? &qp->recv_cq->usecnt : NULL,
+		qp->srq ? &qp->srq->usecnt : NULL,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cnt); i++) {
+		if (cnt[i])
+			atomic_add(pin ? 1 : -1, cnt[i]);
+	}
+}
+
 static void ib_qp_usecnt_inc(struct ib_qp *qp)
 {
-	if (qp->pd)
-		atomic_inc(&qp->pd->usecnt);
-	if (qp->send_cq)
-		atomic_inc(&qp->send_cq->usecnt);
-	if (qp->recv_cq)
-		atomic_inc(&qp->recv_cq->usecnt);
-	if (qp->srq)
-		atomic_inc(&qp->srq->usecnt);
+	ib_qp_pin_parents(qp, true);
 }
 
 static void ib_qp_usecnt_dec(struct ib_qp *qp)
 {
-	if (qp->srq)
-		atomic_dec(&qp->srq->usecnt);
-	if (qp->recv_cq)
-		atomic_dec(&qp->recv_cq->usecnt);
-	if (qp->send_cq)
-		atomic_dec(&qp->send_cq->usecnt);
-	if (qp->pd)
-		atomic_dec(&qp->pd->usecnt);
+	ib_qp_pin_parents(qp, false);
 }
 
 static struct ib_qp *create_qp(struct ib_device *dev, struct ib_pd *pd,
@@ -733,23 +742,24 @@ static struct ib_qp *create_qp(struct ib_device *dev, struct ib_pd *pd,
 	qp = rdma_zalloc_drv_obj_numa(dev, ib_qp);
 	if (!qp)
 		return ERR_PTR(-ENOMEM);
-	qp->device = dev;
-	qp->pd = pd;
-	qp->uobject = uobj;
+	/* Set before the driver sees it: drivers read these back. */
 	qp->real_qp = qp;
+	qp->device = dev;
+	qp->uobject = uobj;
 	qp->qp_type = attr->qp_type;
-	qp->srq = attr->srq;
-	qp->event_handler = attr->event_handler;
-	qp->qp_context = attr->qp_context;
 	qp->port = attr->port_num;
+	qp->pd = pd;
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
-	spin_lock_init(&qp->mr_lock);
-	INIT_LIST_HEAD(&qp->rdma_mrs);
-	INIT_LIST_HEAD(&qp->sig_mrs);
+	qp->srq = attr->srq;
+	qp->qp_context = attr->qp_context;
+	qp->event_handler = attr->event_handler;
+	atomic_set(&qp->usecnt, 0);
 	INIT_LIST_HEAD(&qp->open_list);
 	INIT_LIST_HEAD(&qp->xrcd_list);
-	atomic_set(&qp->usecnt, 0);
+	spin_lock_init(&qp->mr_lock);
+	INIT_LIST_HEAD(&qp->sig_mrs);
+	INIT_LIST_HEAD(&qp->rdma_mrs);
 
 	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
 	rdma_restrack_set_name(&qp->res, udata ? NULL : caller);
@@ -835,6 +845,12 @@ struct qp_transition {
 /* Attributes every connected QP may change once it can send. */
 #define PATH_OPT	(IB_QP_CUR_STATE | IB_QP_ALT_PATH | \
 			 IB_QP_ACCESS_FLAGS | IB_QP_PATH_MIG_STATE)
+/* What SQD -> SQD may change on every connected type ... */
+#define SQD_REPATH	(IB_QP_AV | IB_QP_ALT_PATH | IB_QP_ACCESS_FLAGS | \
+			 IB_QP_PKEY_INDEX | IB_QP_PATH_MIG_STATE)
+/* ... and on those with a requester. */
+#define SQD_RETRY	(IB_QP_PORT | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+			 IB_QP_RNR_RETRY)
 
 static const struct qp_transition qp_table[IB_QPS_ERR + 1][IB_QPS_ERR + 1] = {
 	[IB_QPS_RESET] = {
@@ -960,38 +976,18 @@ static const struct qp_transition qp_table[IB_QPS_ERR + 1][IB_QPS_ERR + 1] = {
 			.valid = true,
 			.opt = {
 				UD_LIKE(IB_QP_PKEY_INDEX | IB_QP_QKEY),
-				[IB_QPT_UC] = IB_QP_AV | IB_QP_ALT_PATH |
-					      IB_QP_ACCESS_FLAGS |
-					      IB_QP_PKEY_INDEX |
-					      IB_QP_PATH_MIG_STATE,
-				[IB_QPT_RC] = IB_QP_PORT | IB_QP_AV |
-					      IB_QP_TIMEOUT |
-					      IB_QP_RETRY_CNT |
-					      IB_QP_RNR_RETRY |
+				/* A drained QP may be re-pathed and retuned. */
+				[IB_QPT_UC] = SQD_REPATH,
+				[IB_QPT_RC] = SQD_REPATH | SQD_RETRY |
 					      IB_QP_MAX_QP_RD_ATOMIC |
 					      IB_QP_MAX_DEST_RD_ATOMIC |
-					      IB_QP_ALT_PATH |
-					      IB_QP_ACCESS_FLAGS |
-					      IB_QP_PKEY_INDEX |
-					      IB_QP_MIN_RNR_TIMER |
-					      IB_QP_PATH_MIG_STATE,
-				[IB_QPT_XRC_INI] = IB_QP_PORT | IB_QP_AV |
-						   IB_QP_TIMEOUT |
-						   IB_QP_RETRY_CNT |
-						   IB_QP_RNR_RETRY |
-						   IB_QP_MAX_QP_RD_ATOMIC |
-						   IB_QP_ALT_PATH |
-						   IB_QP_ACCESS_FLAGS |
-						   IB_QP_PKEY_INDEX |
-						   IB_QP_PATH_MIG_STATE,
-				[IB_QPT_XRC_TGT] = IB_QP_PORT | IB_QP_AV |
+					      IB_QP_MIN_RNR_TIMER,
+				[IB_QPT_XRC_INI] = SQD_REPATH | SQD_RETRY |
+						   IB_QP_MAX_QP_RD_ATOMIC,
+				[IB_QPT_XRC_TGT] = SQD_REPATH | IB_QP_PORT |
 						   IB_QP_TIMEOUT |
 						   IB_QP_MAX_DEST_RD_ATOMIC |
-						   IB_QP_ALT_PATH |
-						   IB_QP_ACCESS_FLAGS |
-						   IB_QP_PKEY_INDEX |
-						   IB_QP_MIN_RNR_TIMER |
-						   IB_QP_PATH_MIG_STATE,
+						   IB_QP_MIN_RNR_TIMER,
 			},
 		},
 	},
@@ -1231,35 +1227,39 @@ static bool is_valid_mcast_lid(struct ib_qp *qp, u16 lid)
 	return true;
 }
 
-int ib_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
+/* Attach and detach check the same things and count on the QP. */
+static int ib_mcast_op(struct ib_qp *qp, union ib_gid *gid, u16 lid,
+		       bool attach)
 {
+	int (*op)(struct ib_qp *qp, union ib_gid *gid, u16 lid) =
+		attach ? qp->device->ops.attach_mcast :
+			 qp->device->ops.detach_mcast;
 	int ret;
 
-	if (!qp->device->ops.attach_mcast)
+	if (!op)
 		return -EOPNOTSUPP;
-	if (!gid_is_multicast(gid) || qp->qp_type != IB_QPT_UD ||
+	if (qp->qp_type != IB_QPT_UD || !gid_is_multicast(gid) ||
 	    !is_valid_mcast_lid(qp, lid))
 		return -EINVAL;
-	ret = qp->device->ops.attach_mcast(qp, gid, lid);
-	if (!ret)
+	ret = op(qp, gid, lid);
+	if (ret)
+		return ret;
+	if (attach)
 		atomic_inc(&qp->usecnt);
-	return ret;
+	else
+		atomic_dec(&qp->usecnt);
+	return 0;
+}
+
+int ib_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
+{
+	return ib_mcast_op(qp, gid, lid, true);
 }
 EXPORT_SYMBOL(ib_attach_mcast);
 
 int ib_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
 {
-	int ret;
-
-	if (!qp->device->ops.detach_mcast)
-		return -EOPNOTSUPP;
-	if (!gid_is_multicast(gid) || qp->qp_type != IB_QPT_UD ||
-	    !is_valid_mcast_lid(qp, lid))
-		return -EINVAL;
-	ret = qp->device->ops.detach_mcast(qp, gid, lid);
-	if (!ret)
-		atomic_dec(&qp->usecnt);
-	return ret;
+	return ib_mcast_op(qp, gid, lid, false);
 }
 EXPORT_SYMBOL(ib_detach_mcast);
 
@@ -1289,59 +1289,36 @@ static void wait_drain(struct ib_cq *cq, struct ib_drain_cqe *marker)
 	}
 }
 
-static void __ib_drain_sq(struct ib_qp *qp)
+/*
+ * Moves the QP to the error state and posts a marker WR on one of its
+ * queues: flushed after everything posted before it, its completion says
+ * the queue is empty.
+ */
+static void ib_drain_queue(struct ib_qp *qp, bool sq)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_drain_cqe sdrain;
-	struct ib_rdma_wr swr = {
-		.wr = {
-			.next = NULL,
-			{ .wr_cqe = &sdrain.cqe, },
-			.opcode = IB_WR_RDMA_WRITE,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-	};
-	int ret;
-
-	ret = ib_modify_qp(qp, &attr, IB_QP_STATE);
-	if (ret) {
-		WARN_ONCE(ret, "failed to drain send queue: %d\n", ret);
-		return;
-	}
-	sdrain.cqe.done = ib_drain_qp_done;
-	init_completion(&sdrain.done);
-
-	/* In the error state the marker completes as flushed, after all. */
-	ret = ib_post_send(qp, &swr.wr, NULL);
-	if (ret) {
-		WARN_ONCE(ret, "failed to drain send queue: %d\n", ret);
-		return;
-	}
-	wait_drain(qp->send_cq, &sdrain);
-}
-
-static void __ib_drain_rq(struct ib_qp *qp)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_drain_cqe rdrain;
+	struct ib_drain_cqe marker = { .cqe.done = ib_drain_qp_done };
+	struct ib_rdma_wr swr = {};
 	struct ib_recv_wr rwr = {};
+	const char *what = sq ? "send" : "recv";
 	int ret;
 
+	init_completion(&marker.done);
 	ret = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (!ret && sq) {
+		swr.wr.wr_cqe = &marker.cqe;
+		swr.wr.opcode = IB_WR_RDMA_WRITE;
+		swr.wr.send_flags = IB_SEND_SIGNALED;
+		ret = ib_post_send(qp, &swr.wr, NULL);
+	} else if (!ret) {
+		rwr.wr_cqe = &marker.cqe;
+		ret = ib_post_recv(qp, &rwr, NULL);
+	}
 	if (ret) {
-		WARN_ONCE(ret, "failed to drain recv queue: %d\n", ret);
+		WARN_ONCE(ret, "failed to drain %s queue: %d\n", what, ret);
 		return;
 	}
-	rwr.wr_cqe = &rdrain.cqe;
-	rdrain.cqe.done = ib_drain_qp_done;
-	init_completion(&rdrain.done);
-
-	ret = ib_post_recv(qp, &rwr, NULL);
-	if (ret) {
-		WARN_ONCE(ret, "failed to drain recv queue: %d\n", ret);
-		return;
-	}
-	wait_drain(qp->recv_cq, &rdrain);
+	wait_drain(sq ? qp->send_cq : qp->recv_cq, &marker);
 }
 
 void ib_drain_sq(struct ib_qp *qp)
@@ -1349,7 +1326,7 @@ void ib_drain_sq(struct ib_qp *qp)
 	if (qp->device->ops.drain_sq)
 		qp->device->ops.drain_sq(qp);
 	else
-		__ib_drain_sq(qp);
+		ib_drain_queue(qp, true);
 }
 EXPORT_SYMBOL(ib_drain_sq);
 
@@ -1358,7 +1335,7 @@ void ib_drain_rq(struct ib_qp *qp)
 	if (qp->device->ops.drain_rq)
 		qp->device->ops.drain_rq(qp);
 	else
-		__ib_drain_rq(qp);
+		ib_drain_queue(qp, false);
 }
 EXPORT_SYMBOL(ib_drain_rq);
 
