@@ -19,6 +19,7 @@
 #include <linux/cred.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -164,6 +165,11 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 		goto err_unlock;
 	}
 	ib_dev = udev->ib_dev;
+	/* Exclusive netns mode: only the device's own namespace may use it. */
+	if (!rdma_dev_access_netns(ib_dev, current->nsproxy->net_ns)) {
+		ret = -EPERM;
+		goto err_unlock;
+	}
 	if (!try_module_get(ib_dev->ops.owner)) {
 		ret = -ENXIO;
 		goto err_unlock;
