@@ -23,6 +23,12 @@
 
 static atomic_t siw_cep_count = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(siw_cep_gone);
+/*
+ * A listener's lock is taken with one of its children's held (an MPA
+ * request going up), never the other way round: lockdep needs the two
+ * kinds of endpoint in classes of their own to see that order.
+ */
+static struct lock_class_key siw_listener_lock_key;
 
 static void siw_cep_work(struct work_struct *work);
 static void siw_cep_timer_fn(struct work_struct *work);
@@ -1110,6 +1116,7 @@ static int siw_listen_one(struct siw_device *sdev, struct iw_cm_id *id,
 		sock_release(sock);
 		return PTR_ERR(cep);
 	}
+	lockdep_set_class(&cep->lock, &siw_listener_lock_key);
 	mutex_lock(&cep->lock);
 	siw_cm_hold_id(cep, id);
 	cep->state = SIW_EPSTATE_LISTENING;
