@@ -1144,13 +1144,17 @@ static int siw_listen_all(struct siw_device *sdev, struct iw_cm_id *id,
 	if (!addrs)
 		return -ENOMEM;
 
-	rtnl_lock();
+	/*
+	 * RCU, not rtnl: rdma_listen() calls us with rdma_cm's mutex held,
+	 * and lockdep saw rtnl held on a path that ends in that mutex.
+	 */
+	rcu_read_lock();
 	if (v4) {
-		struct in_device *in_dev = __in_dev_get_rtnl(ndev);
+		struct in_device *in_dev = __in_dev_get_rcu(ndev);
 		const struct in_ifaddr *ifa;
 
 		if (in_dev) {
-			in_dev_for_each_ifa_rtnl(ifa, in_dev) {
+			in_dev_for_each_ifa_rcu(ifa, in_dev) {
 				struct sockaddr_in *a =
 					(struct sockaddr_in *)&addrs[n];
 
@@ -1186,7 +1190,7 @@ static int siw_listen_all(struct siw_device *sdev, struct iw_cm_id *id,
 			read_unlock_bh(&idev->lock);
 		}
 	}
-	rtnl_unlock();
+	rcu_read_unlock();
 
 	for (i = 0; i < n; i++) {
 		err = siw_listen_one(sdev, id, lst, (struct sockaddr *)&addrs[i],
