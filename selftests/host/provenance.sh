@@ -14,9 +14,8 @@ if [ ! -x "$tool" ]; then
 	exit 0
 fi
 cd "$top" || exit 1
-"$tool" > /tmp/provenance.$$ 2>&1
+out=$("$tool" 2>&1)
 rc=$?
-out=$(cat /tmp/provenance.$$); rm -f /tmp/provenance.$$
 case $rc in
 0) echo "$out" | tail -1 ;;
 2) echo "skipped: $out" ;;
