@@ -11,12 +11,14 @@ usage() {
 usage: $0 [--kver KVER] [--stack ours|stock] [--modules-dir DIR]
           (--cmd 'SHELL TEXT' | --test NAME ... | --all | --shell)
           [--two-vm [--peer-stack ours|stock]] [--log FILE] [--verbose] [--timeout SEC]
+          [--test-timeout SEC] [--env NAME=VALUE ...]
+--env exports NAME=VALUE to the tests in both VMs (a long fuzz run, say).
 Exit 0 only if every test passed, dmesg shows no splat and our modules unloaded.
 USAGE
 }
 KVER=$("$top/scripts/kver.sh")
 stack=ours peer_stack=stock modules_dir="" cmd="" tests="" all=0 shell=0 twovm=0
-log="" verbose=0 timeout=2100 test_timeout=600
+log="" verbose=0 timeout=2100 test_timeout=600 envs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) KVER=$2; shift ;;
@@ -31,6 +33,11 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--verbose) verbose=1 ;;
 	--timeout) timeout=$2; shift ;;
+	--test-timeout) test_timeout=$2; shift ;;
+	--env)
+		[[ "$2" =~ ^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.,:/+-]*$ ]] ||
+			{ echo "run.sh: --env wants NAME=VALUE (value without spaces or quotes): $2" >&2; exit 2; }
+		envs+=("export $2"); shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -158,6 +165,7 @@ RDMA_KMOD_TESTS="$(for t in $list; do case $t in $run_dir/*) echo -n " /mnt/out/
 RDMA_KMOD_TEST_TIMEOUT=$test_timeout
 RDMA_KMOD_SHELL=$( [ $shell = 1 ] && echo 1)
 ENV
+	[ ${#envs[@]} = 0 ] || printf '%s\n' "${envs[@]}" >> "$out/run.env"
 	[ -n "$cmd" ] && cp "$run_dir/cmd.sh" "$out/cmd.sh" &&
 		sed -i 's, /mnt/out/../cmd.sh, /mnt/out/cmd.sh,' "$out/run.env"
 	local lport=$((base_port + side)) rport=$((base_port + 3 - side))
