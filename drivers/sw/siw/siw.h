@@ -490,6 +490,7 @@ struct siw_qp {
 	struct siw_term_info term;	/* Terminate to send */
 	bool term_sent;
 	bool term_rcvd;
+	u8 term_read_status;	/* the peer refused our oldest READ: its wc */
 };
 
 static inline struct siw_qp *to_siw_qp(struct ib_qp *base)

@@ -268,6 +268,7 @@ void siw_sq_flush(struct siw_qp *qp)
 {
 	struct siw_sqe sqe;
 	unsigned long flags;
+	u16 status;
 
 	if (qp->tx.kind == SIW_TX_SQE) {
 		siw_sqe_complete(qp, &qp->tx.wqe.sqe, 0, SIW_WC_WR_FLUSH_ERR);
@@ -280,13 +281,21 @@ void siw_sq_flush(struct siw_qp *qp)
 	qp->tx.kind = SIW_TX_NONE;
 	siw_tx_reset(qp);
 
-	/* reads still waiting for their response, oldest first */
+	/*
+	 * Reads still waiting for their response, oldest first; the oldest
+	 * takes the status of a Terminate that refused it.
+	 */
+	spin_lock_irqsave(&qp->term_lock, flags);
+	status = qp->term_read_status ?: SIW_WC_WR_FLUSH_ERR;
+	qp->term_read_status = SIW_WC_SUCCESS;
+	spin_unlock_irqrestore(&qp->term_lock, flags);
 	spin_lock_irqsave(&qp->orq_lock, flags);
 	while (qp->orq_get != qp->orq_put) {
 		sqe = qp->orq[qp->orq_get % SIW_MAX_ORD_QP];
 		qp->orq_get++;
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR);
+		siw_sqe_complete(qp, &sqe, 0, status);
+		status = SIW_WC_WR_FLUSH_ERR;
 		spin_lock_irqsave(&qp->orq_lock, flags);
 	}
 	spin_unlock_irqrestore(&qp->orq_lock, flags);

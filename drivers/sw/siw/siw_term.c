@@ -6,6 +6,7 @@
  * Terminate moves the QP to error.
  */
 #include <linux/crc32c.h>
+#include <asm/unaligned.h>
 #include "siw.h"
 
 /* Records the first error; later ones are consequences of it. */
@@ -77,6 +78,38 @@ int siw_term_build(struct siw_qp *qp, u8 *buf, u32 size)
 	return len + MPA_CRC_SIZE;
 }
 
+/*
+ * A Terminate that echoes one of our Read Requests refused it; for a
+ * protection error (a bad or foreign STag, no remote read right, out of
+ * bounds) the oldest outstanding READ completes with REM_ACCESS_ERR, as
+ * the NAK does on RoCE. Anything else leaves it to the flush.
+ */
+static u8 siw_term_read_status(const u8 *body, u32 len)
+{
+	u32 off = sizeof(struct iwarp_terminate) -
+		  sizeof(struct iwarp_untagged_hdr);
+	u8 layer, etype;
+	u16 ctrl;
+
+	if (len < off || !(body[2] & TERM_HDRCT_D))
+		return SIW_WC_SUCCESS;
+	if (body[2] & TERM_HDRCT_M)
+		off += 2;
+	if (len < off + 2)
+		return SIW_WC_SUCCESS;
+	ctrl = get_unaligned_be16(body + off);
+	if ((ctrl & DDP_FLAG_TAGGED) ||
+	    (ctrl & RDMAP_MASK_OPCODE) != RDMAP_RDMA_READ_REQ)
+		return SIW_WC_SUCCESS;
+	layer = body[0] >> 4;
+	etype = body[0] & 0xf;
+	if ((layer == TERM_LAYER_RDMAP &&
+	     etype == RDMAP_ETYPE_REMOTE_PROTECTION) ||
+	    (layer == TERM_LAYER_DDP && etype == DDP_ETYPE_TAGGED_BUF))
+		return SIW_WC_REM_ACCESS_ERR;
+	return SIW_WC_SUCCESS;
+}
+
 void siw_term_rcvd(struct siw_qp *qp, const u8 *body, u32 len)
 {
 	unsigned long flags;
@@ -87,6 +120,7 @@ void siw_term_rcvd(struct siw_qp *qp, const u8 *body, u32 len)
 			   body[0] >> 4, body[0] & 0xf, body[1]);
 	spin_lock_irqsave(&qp->term_lock, flags);
 	qp->term_rcvd = true;
+	qp->term_read_status = siw_term_read_status(body, len);
 	spin_unlock_irqrestore(&qp->term_lock, flags);
 	siw_qp_event(qp, IB_EVENT_QP_FATAL);
 	siw_qp_error(qp);
