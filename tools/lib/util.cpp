@@ -67,4 +67,11 @@ std::string stack()
 bool in_vm() { return !stack().empty(); }
 bool is_stock() { return stack() == "stock"; }
 
+int time_factor()
+{
+	const char *v = getenv("RDMA_KMOD_TIME_FACTOR");
+	int f = v ? atoi(v) : 1;
+	return f > 1 ? f : 1;
+}
+
 } // namespace rk

@@ -26,11 +26,17 @@ bool ip_to_gid(const std::string &ip, Gid &gid);
 std::string gid_sysfs(const Gid &gid);
 bool gid_is_zero(const std::string &sysfs_text);
 
-// Calls f() every step_ms until it returns true or timeout_ms elapsed;
-// returns the last result. Assertions go on the content, not on timing.
+// How many times longer waits may take: RDMA_KMOD_TIME_FACTOR (the VM runner
+// sets it on a slow kernel, the debug one), 1 when unset.
+int time_factor();
+
+// Calls f() every step_ms until it returns true or timeout_ms (times
+// time_factor()) elapsed; returns the last result. Assertions go on the
+// content, not on timing.
 template <typename F> bool poll_until(F f, int timeout_ms = 1000, int step_ms = 50)
 {
-	auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+	auto end = std::chrono::steady_clock::now() +
+		   std::chrono::milliseconds(static_cast<long>(timeout_ms) * time_factor());
 	for (;;) {
 		if (f())
 			return true;

@@ -201,7 +201,7 @@ TEST_F(MultiDevice, ConcurrentChurn)
 	int alive = 2;
 	unsigned reads = 0, unexpected = 0;
 	std::string last_bad;
-	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180 * time_factor());
 	while (alive && std::chrono::steady_clock::now() < deadline) {
 		std::vector<DevInfo> all;
 		Status s = nldev_get_dump(nl, all);
@@ -239,7 +239,7 @@ TEST_F(MultiDevice, ConcurrentChurn)
 		if (status[k] == -1) {
 			kill(kids[k], SIGKILL);
 			waitpid(kids[k], &status[k], 0);
-			ADD_FAILURE() << "churn child " << k << " hung (killed after 180 s)";
+			ADD_FAILURE() << "churn child " << k << " hung (killed after " << 180 * time_factor() << " s)";
 			continue;
 		}
 		EXPECT_TRUE(WIFEXITED(status[k]) && WEXITSTATUS(status[k]) == 0)
