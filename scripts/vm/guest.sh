@@ -14,10 +14,17 @@ mkdir -p /mnt/out /dev/pts /dev/shm
 mount -t 9p -o trans=virtio,version=9p2000.L out /mnt/out
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-# As systemd does at boot: configfs is a module, its mount point comes with it.
-modprobe configfs && mount -t configfs configfs /sys/kernel/config
 OUT=/mnt/out
 . $OUT/run.env
+# The debug kernel's module tree is in its cache on the host, not in
+# /lib/modules: it goes there on a tmpfs (the host's trees do not fit it).
+if [ -n "$RDMA_KMOD_MODROOT" ]; then
+	mount -t tmpfs tmpfs /lib/modules
+	mkdir -p /lib/modules/$KVER
+	mount --bind /srv$RDMA_KMOD_MODROOT/lib/modules/$KVER /lib/modules/$KVER
+fi
+# As systemd does at boot: configfs is a module, its mount point comes with it.
+modprobe configfs && mount -t configfs configfs /sys/kernel/config
 export KVER RDMA_KMOD_SRC RDMA_KMOD_TOOLS RDMA_KMOD_STACK RDMA_KMOD_ROLE RDMA_KMOD_PEER_IP RDMA_KMOD_PEER_STACK RDMA_KMOD_COMPAT_STATUS RDMA_KMOD_SHARED=$OUT
 export HOME=/root
 exec > $OUT/guest.log 2>&1
@@ -25,6 +32,11 @@ if [ ! -d "$RDMA_KMOD_SRC/scripts" ]; then
 	mkdir -p "$RDMA_KMOD_SRC"
 	mount --bind "/srv$RDMA_KMOD_SRC" "$RDMA_KMOD_SRC"
 fi
+# Test-only modules built for the kernel we run (the debug one) replace the
+# tree's (built for the stock one) where the tests look for them.
+[ -n "$RDMA_KMOD_KMOD_DIR" ] &&
+	mount --bind "/srv$RDMA_KMOD_KMOD_DIR" "$RDMA_KMOD_SRC/selftests/kmod"
+. $RDMA_KMOD_SRC/scripts/vm/splats.sh
 
 log() { echo "guest: $*"; echo "guest: $*" > /dev/console; }
 
@@ -84,6 +96,54 @@ drop_leftovers() {
 	done
 }
 
+# kmemleak (debug kernel): records of unreferenced objects allocated by one
+# of this run's modules (ours and the rebuilt consumers: a "[module]" frame),
+# or by a module unloaded since (an address no symbol resolves: the run loads
+# and unloads RDMA modules, the stock ones it uses stay). Other records are
+# the stock kernel's: counted, not failed, kept in the run's log. An object is reported once its
+# contents stayed the same over two scans and it is 5 s old; "clear" keeps
+# the next test from seeing it again.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+leaks() { # NAME: fails (1) on leaks of ours
+	[ -e $KMEMLEAK ] || return 0
+	echo scan > $KMEMLEAK; echo scan > $KMEMLEAK
+	cat $KMEMLEAK > /tmp/kmemleak.all
+	echo clear > $KMEMLEAK
+	awk -v mods=" $OUR_MODS " '
+	function flush() { if (rec != "" && ours) printf "%s", rec; rec = ""; ours = 0 }
+	/^unreferenced object/ { flush() }
+	{ rec = rec $0 "\n" }
+	/^    \[</ {
+		if (match($0, /\[[A-Za-z0-9_]+\]$/)) {
+			if (index(mods, " " substr($0, RSTART + 1, RLENGTH - 2) " ")) ours = 1
+		} else if ($0 ~ /\] 0x[0-9a-f]+$/) {
+			ours = 1
+		}
+	}
+	END { flush() }' /tmp/kmemleak.all > /tmp/kmemleak.ours
+	all=$(grep -c '^unreferenced object' /tmp/kmemleak.all)
+	ours=$(grep -c '^unreferenced object' /tmp/kmemleak.ours)
+	echo "kmemleak after $1: $all unreferenced objects, $ours of this run's modules"
+	# Every record, for the run's log.
+	[ "$all" = 0 ] || { echo "=== after $1"; cat /tmp/kmemleak.all; } >> $OUT/kmemleak.txt
+	[ "$ours" = 0 ] && return 0
+	echo "FAIL: kmemleak: $ours unreferenced objects allocated by this run's modules"
+	head -c 8000 /tmp/kmemleak.ours
+	return 1
+}
+
+# The kernel's reports since line $1 of dmesg (with the lines around them in
+# guest.log); fails (1) on any.
+reports_since() {
+	dmesg | tail -n +$(($1 + 1)) > /tmp/test.dmesg
+	splats /tmp/test.dmesg > /tmp/test.splats || return 0
+	first=$(head -n 1 /tmp/test.splats)
+	echo "FAIL: kernel report: $first"
+	n=$(grep -n -F -m 1 -e "$first" /tmp/test.dmesg | cut -d: -f1)
+	sed -n "$((n > 3 ? n - 3 : 1)),$((n + 60))p" /tmp/test.dmesg
+	return 1
+}
+
 cleanup() {
 	drop_leftovers
 	# Unload everything RDMA, users first; a few passes settle the order.
@@ -137,6 +197,9 @@ status=0
 cd $RDMA_KMOD_SRC
 : > $OUT/results
 : > $OUT/times
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+# What boot leaked is nobody's test.
+leaks boot > /dev/null
 for t in $RDMA_KMOD_TESTS; do
 	name=$(basename $t .sh)
 	log "test $name"
@@ -147,6 +210,7 @@ for t in $RDMA_KMOD_TESTS; do
 	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then
 		echo "FAIL: $name (in-tree module loaded before)" >> $OUT/results; status=1; continue
 	fi
+	from=$(dmesg | wc -l)
 	/usr/bin/timeout -k 5 $RDMA_KMOD_TEST_TIMEOUT sh $t
 	case $? in
 	0) r=PASS ;;
@@ -156,9 +220,14 @@ for t in $RDMA_KMOD_TESTS; do
 	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then r=FAIL; fi
 	# Each test leaves no device behind for the next one.
 	drop_leftovers
+	# What the kernel reported during the test fails it, PENDING or not.
+	kr=0
+	leaks $name || kr=1
+	reports_since $from || kr=1
+	[ $kr = 1 ] && r=FAIL
 	# A test listed in selftests/vm/PENDING documents work not done yet:
 	# its failure is reported (XFAIL) but does not fail the run.
-	if [ $r = FAIL ] &&
+	if [ $r = FAIL ] && [ $kr = 0 ] &&
 	   grep -q "^$name[[:space:]]" selftests/vm/PENDING 2>/dev/null; then
 		r=XFAIL
 	fi
@@ -174,5 +243,9 @@ for t in $RDMA_KMOD_TESTS; do
 done
 : > $OUT/current
 
+from=$(dmesg | wc -l)
 cleanup || { echo "FAIL: unload" >> $OUT/results; status=1; }
+# Leaks that show once the modules are gone.
+leaks unload || { echo "FAIL: kmemleak after unload" >> $OUT/results; status=1; }
+reports_since $from || { echo "FAIL: kernel report during unload" >> $OUT/results; status=1; }
 finish $status

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # Builds the tiny busybox initramfs that mounts the host root over 9p and
-# hands over to scripts/vm/guest.sh. Usage: mkinitrd.sh KVER OUT.gz
+# hands over to scripts/vm/guest.sh. Usage: mkinitrd.sh KVER OUT.gz [ROOT]
+# ROOT holds lib/modules/KVER (default /; the debug kernel's is in its cache).
 # Cached: rebuilt only when this script or the kernel modules change.
 set -eu
 KVER=$1
 OUT=$2
+ROOT=${3:-/}
 MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci
  9pnet 9pnet_virtio netfs fscache 9p overlay"
 
-if [ -s "$OUT" ] && [ "$OUT" -nt "$0" ] && [ "$OUT" -nt "/lib/modules/$KVER/modules.dep" ]; then
+if [ -s "$OUT" ] && [ "$OUT" -nt "$0" ] && [ "$OUT" -nt "$ROOT/lib/modules/$KVER/modules.dep" ]; then
 	exit 0
 fi
 
@@ -21,7 +23,7 @@ cp /bin/busybox "$tmp/bin/busybox"
 order=""
 for m in $MODS; do
 	# Dependencies first, each module once, in the order modprobe would load them.
-	for f in $(modprobe -S "$KVER" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" { print $2 }'); do
+	for f in $(modprobe -d "$ROOT" -S "$KVER" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" { print $2 }'); do
 		base=$(basename "$f")
 		case " $order " in *" $base "*) continue ;; esac
 		case "$f" in

@@ -3,12 +3,16 @@
 #
 # Boots the stock Debian kernel in QEMU (TCG) on the host's root file system
 # (read-only 9p) and runs selftests in it, on our modules (--stack ours) or
-# on the stock in-tree RDMA stack (--stack stock). See Documentation/testing.md.
+# on the stock in-tree RDMA stack (--stack stock). With --kernel-flavour debug
+# the VMs on our stack boot the debug kernel (scripts/debug-kernel/) instead,
+# and each test is also checked with kmemleak. See Documentation/testing.md.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/vm/splats.sh"
 usage() {
 	cat <<USAGE
 usage: $0 [--kver KVER] [--stack ours|stock] [--modules-dir DIR]
+          [--kernel-flavour stock|debug]
           (--cmd 'SHELL TEXT' | --test NAME ... | --all | --shell)
           [--two-vm [--peer-stack ours|stock]] [--log FILE] [--verbose] [--timeout SEC]
           [--test-timeout SEC] [--env NAME=VALUE ...]
@@ -18,10 +22,12 @@ USAGE
 }
 KVER=$("$top/scripts/kver.sh")
 stack=ours peer_stack=stock modules_dir="" cmd="" tests="" all=0 shell=0 twovm=0
-log="" verbose=0 timeout=2100 test_timeout=600 envs=()
+log="" verbose=0 timeout="" test_timeout="" envs=()
+flavour=${RDMA_KMOD_KERNEL_FLAVOUR:-stock}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) KVER=$2; shift ;;
+	--kernel-flavour) flavour=$2; shift ;;
 	--stack) stack=$2; shift ;;
 	--peer-stack) peer_stack=$2; shift ;;
 	--modules-dir) modules_dir=$2; shift ;;
@@ -44,9 +50,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case "$stack$peer_stack" in ours*|stock*) ;; *) usage >&2; exit 2 ;; esac
+case "$flavour" in stock|debug) ;; *) usage >&2; exit 2 ;; esac
 
 kernel=/boot/vmlinuz-$KVER
-compat=$top/build/compat/$KVER
 [ -r "$kernel" ] || { echo "run.sh: no $kernel (run scripts/setup.sh)" >&2; exit 2; }
 vmdir=$top/build/vm
 mkdir -p "$vmdir/logs"
@@ -54,11 +60,44 @@ initrd=$vmdir/initrd-$KVER.gz
 "$top/scripts/vm/mkinitrd.sh" "$KVER" "$initrd" || exit 2
 [ -n "$log" ] || log=$vmdir/logs/$(date +%Y%m%d-%H%M%S)-$$.log
 
+# The debug kernel: its image, release and module tree from the cache; our
+# modules and the consumers built for it in build/debug/KVER
+# (scripts/debug-kernel/modules.sh); more memory (KASAN's shadow, kmemleak's
+# records) and time (TCG runs it several times slower than the stock one).
+if [ "$flavour" = debug ]; then
+	ddir=$("$top/scripts/debug-kernel/build.sh" --print-dir) ||
+		{ echo "run.sh: build the debug kernel first (scripts/debug-kernel/build.sh)" >&2; exit 2; }
+	dkver=$(cat "$ddir/kver")
+	dinitrd=$vmdir/initrd-$dkver.gz
+	"$top/scripts/vm/mkinitrd.sh" "$dkver" "$dinitrd" "$ddir/modroot" || exit 2
+	dbuild=$top/build/debug/$dkver
+	[ -d "$dbuild/src/selftests/kmod" ] ||
+		{ echo "run.sh: no $dbuild/src (scripts/debug-kernel/modules.sh)" >&2; exit 2; }
+	: "${timeout:=14400}" "${test_timeout:=3600}"
+fi
+: "${timeout:=2100}" "${test_timeout:=600}"
+
+# What a VM of stack $1 boots: vkver, vkernel, vinitrd, vmodroot (holding
+# lib/modules/vkver), vmem, vappend; where our modules (vtree), the
+# consumers (vcompat) and the test-only modules (vkmod) built for it are.
+vm_kernel() {
+	if [ "$flavour" = debug ] && [ "$1" = ours ]; then
+		vkver=$dkver vkernel=$ddir/bzImage vinitrd=$dinitrd vmodroot=$ddir/modroot
+		vmem=4G vtree=$dbuild/src vcompat=$dbuild/compat vkmod=$dbuild/src/selftests/kmod
+		# Every KASAN report, not the first only; room for all of dmesg;
+		# no RCU stall or hung task warnings from TCG's slowness alone.
+		vappend="acpi=noirq kasan_multi_shot log_buf_len=16M rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.hung_task_timeout_secs=600"
+	else
+		vkver=$KVER vkernel=$kernel vinitrd=$initrd vmodroot=/ vmem=2G vappend=""
+		vtree=$top vcompat=$top/build/compat/$KVER vkmod=""
+	fi
+}
+
 # The modules a VM gets in updates/: for our stack every .ko built in the
 # tree; for the stock stack the test-only reference modules the stock kernel
 # lacks (upstream siw, scripts/peer/upstream-siw.sh), when they build.
 gather_modules() {
-	local dir=$1 vstack=$2
+	local dir=$1 vstack=$2 KVER=$vkver
 	mkdir -p "$dir"
 	if [ "$vstack" = stock ]; then
 		local ko
@@ -68,15 +107,15 @@ gather_modules() {
 	elif [ -n "$modules_dir" ]; then
 		find "$modules_dir" -name '*.ko' -exec cp {} "$dir/" \;
 	else
-		find "$top/drivers" "$top/ulp" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
+		find "$vtree/drivers" "$vtree/ulp" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
 	fi
 	# Our stack also gets the distribution's consumers rebuilt on our core
 	# (make compat, scripts/compat/build.sh), and the list of what built or
 	# why not, for the tests that need one (need_module in selftests/lib.sh).
 	# A --modules-dir is the whole set (an installed package's, say).
-	if [ "$vstack" = ours ] && [ -z "$modules_dir" ] && [ -s "$compat/status.txt" ]; then
-		cp "$compat/status.txt" "$dir.compat-status"
-		find "$compat/modules" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
+	if [ "$vstack" = ours ] && [ -z "$modules_dir" ] && [ -s "$vcompat/status.txt" ]; then
+		cp "$vcompat/status.txt" "$dir.compat-status"
+		find "$vcompat/modules" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
 	fi
 	if [ -z "$(ls "$dir")" ]; then
 		[ "$vstack" = stock ] && return 0
@@ -84,9 +123,10 @@ gather_modules() {
 	fi
 	# depmod over 9p in the guest takes minutes; on the host, seconds.
 	local root=$dir.root mods=$dir.root/lib/modules/$KVER
+	local base=${vmodroot%/}/lib/modules/$KVER
 	mkdir -p "$mods/updates" "$dir.dep"
-	ln -s "/lib/modules/$KVER/kernel" "$mods/kernel"
-	cp /lib/modules/"$KVER"/modules.order /lib/modules/"$KVER"/modules.builtin* "$mods/"
+	ln -s "$base/kernel" "$mods/kernel"
+	cp "$base"/modules.order "$base"/modules.builtin* "$mods/"
 	cp "$dir"/*.ko "$mods/updates/"
 	depmod -b "$root" "$KVER" || return 1
 	cp "$mods"/modules.* "$dir.dep/"
@@ -147,10 +187,14 @@ fi
 base_port=$(( 20000 + ($$ % 2000) * 4 ))
 start_vm() { # side(1|2) stack role ip ip6 peer_ip peer_stack
 	local side=$1 vstack=$2 role=$3 out=$run_dir/vm$1
+	local vkver vkernel vinitrd vmodroot vmem vappend vtree vcompat vkmod
+	vm_kernel "$vstack"
 	mkdir -p "$out"
 	gather_modules "$out/modules" "$vstack" || return 1
 	cat > "$out/run.env" <<ENV
-KVER=$KVER
+KVER=$vkver
+RDMA_KMOD_MODROOT=$( [ "$vmodroot" != / ] && echo "$vmodroot")
+RDMA_KMOD_KMOD_DIR=$vkmod
 RDMA_KMOD_SRC=$top
 RDMA_KMOD_TOOLS=$top/build/tools
 RDMA_KMOD_STACK=$vstack
@@ -175,9 +219,9 @@ ENV
 	local in=/dev/null
 	[ $shell = 1 ] && in=/dev/stdin
 	timeout -k 10 "$timeout" qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu max \
-		-smp 2 -m 2G -nodefaults -display none -vga none -no-reboot \
-		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0,115200 panic=-1 oops=panic quiet rdinit=/init tsc=reliable mitigations=off RDMA_KMOD_GUEST=$top/scripts/vm/guest.sh" \
+		-smp 2 -m "$vmem" -nodefaults -display none -vga none -no-reboot \
+		-kernel "$vkernel" -initrd "$vinitrd" \
+		-append "console=ttyS0,115200 panic=-1 oops=panic quiet rdinit=/init tsc=reliable mitigations=off $vappend RDMA_KMOD_GUEST=$top/scripts/vm/guest.sh" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
 		-netdev "socket,id=n0,udp=127.0.0.1:$rport,localaddr=127.0.0.1:$lport" \
@@ -205,6 +249,7 @@ for out in "$run_dir"/vm*; do
 		echo "##### $side console"; cat "$out/console.txt" "$out/qemu.txt" 2>/dev/null
 		echo "##### $side guest output"; cat "$out/guest.log" 2>/dev/null
 		echo "##### $side dmesg"; cat "$out/dmesg.txt" 2>/dev/null
+		[ -s "$out/kmemleak.txt" ] && { echo "##### $side kmemleak"; cat "$out/kmemleak.txt"; }
 	} >> "$log"
 	[ $verbose = 1 ] && cat "$out/guest.log" 2>/dev/null
 	[ $shell = 1 ] && continue
@@ -231,10 +276,7 @@ for out in "$run_dir"/vm*; do
 	[ "$side" = vm1 ] && cat "$out/results"
 	[ "$side" = vm1 ] || sed "s/^/peer: /" "$out/results"
 	sort -k2 -n -r "$out/times" 2>/dev/null | head -5 | sed "s/^/$side slowest: /" >> "$log"
-	# "traps: prog[pid] general protection fault" is a user process's
-	# crash (its test reports it), not a kernel splat
-	splats=$(grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t:|list_add corruption|list_del corruption|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|KASAN:|kernel BUG|Call Trace:' "$out/dmesg.txt" |
-		grep -v ' traps: ')
+	splats=$(splats "$out/dmesg.txt")
 	if [ -n "$splats" ]; then
 		echo "FAIL: $side kernel splat:"; echo "$splats" | head -20; status=1
 	fi
