@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(KDIR) M=$(PWD) W=$(W) RDMA_KMOD_WERROR=$(WERROR) -j$(JOBS)
 
 .PHONY: all modules install uninstall clean setup check check-host check-vm demo \
-	tools vm-shell dkms-check bench compat deb help
+	tools vm-shell dkms-check bench compat deb help check-debug debug-kernel
 
 all: modules
 
@@ -56,6 +56,17 @@ check-host: setup modules tools
 
 check-vm: setup modules tools
 	scripts/check.sh --kver $(KVER) --vm-only $(if $(T),--test $(T))
+
+# Every VM selftest with our side on the debug kernel (KASAN, lockdep,
+# kmemleak, UBSAN...: scripts/debug-kernel/), T=name for one. Builds that
+# kernel the first time (an hour or more; cached outside the tree). Not part
+# of check; it passes before an issue is called resolved (DEVELOPERS.md).
+check-debug: setup tools
+	scripts/check.sh --kernel-flavour debug $(if $(T),--test $(T))
+
+# Only the debug kernel (prints its cache directory).
+debug-kernel:
+	scripts/debug-kernel/build.sh
 
 demo: setup modules tools
 	scripts/vm/run.sh --kver $(KVER) --test demo --verbose
