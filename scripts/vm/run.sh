@@ -78,6 +78,8 @@ if [ "$flavour" = debug ]; then
 	# siw_loopback 109 s, verbs_kernel 68 s): three times the stock limit
 	# per test, five times per VM.
 	: "${timeout:=10500}" "${test_timeout:=1800}"
+	# The tests' own timeouts stretch likewise (scripts/vm/stretch-timeout.sh).
+	envs=("export RDMA_KMOD_TIME_FACTOR=4" "${envs[@]}")
 fi
 : "${timeout:=2100}" "${test_timeout:=600}"
 
