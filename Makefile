@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(KDIR) M=$(PWD) W=$(W) RDMA_KMOD_WERROR=$(WERROR) -j$(JOBS)
 
 .PHONY: all modules install uninstall clean setup check check-host check-vm demo \
-	tools vm-shell dkms-check bench compat deb help check-debug debug-kernel
+	tools vm-shell dkms-check bench compat deb help check-debug debug-kernel fuzz
 
 all: modules
 
@@ -63,6 +63,11 @@ check-vm: setup modules tools
 # of check; it passes before an issue is called resolved (DEVELOPERS.md).
 check-debug: setup tools
 	scripts/check.sh --kernel-flavour debug $(if $(T),--test $(T))
+
+# The long fuzz runs on the debug kernel (scripts/fuzz.sh): FUZZ_SEED,
+# FUZZ_SYS_CALLS, FUZZ_WIRE_PACKETS (a million each by default).
+fuzz: setup
+	scripts/fuzz.sh
 
 # Only the debug kernel (prints its cache directory).
 debug-kernel:
