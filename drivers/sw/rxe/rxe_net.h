@@ -68,8 +68,17 @@ enum rxe_rx_drop {
 	RXE_DROP_QP_STATE,	/* QP state does not accept this packet */
 	RXE_DROP_ICRC,		/* invariant CRC mismatch */
 	RXE_DROP_GRH,		/* RoCE v1 GRH: IPVer not 6 or NxtHdr not BTH */
+	RXE_DROP_QUEUE_FULL,	/* the QP's task is RXE_MAX_QUEUED_PKTS behind */
 	RXE_NUM_RX_DROPS
 };
+
+/*
+ * Packets a QP's responder or completer may have waiting. A task that falls
+ * behind (a slow kernel; read responses regenerated for each retry of the
+ * request) would otherwise queue without bound; past this the packet is
+ * dropped as by a full receive ring and the sender's retry recovers it.
+ */
+#define RXE_MAX_QUEUED_PKTS	4096
 
 #define rxe_rx_drop_inc(rxe, reason)					\
 	atomic64_inc(&(rxe)->rx_drops[(enum rxe_rx_drop)(reason)])

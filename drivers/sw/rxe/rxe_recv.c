@@ -308,6 +308,12 @@ void rxe_rcv(struct sk_buff *skb)
 		return;
 	}
 
+	if (unlikely(skb_queue_len(pkt->mask & RXE_REQ_MASK ?
+				   &pkt->qp->req_pkts : &pkt->qp->resp_pkts) >=
+		     RXE_MAX_QUEUED_PKTS)) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_QUEUE_FULL);
+		goto drop_qp;
+	}
 	rxe_count_rcvd(rxe, skb);
 
 	if (pkt->mask & RXE_REQ_MASK)
@@ -333,6 +339,7 @@ static const char * const rxe_rx_drop_names[RXE_NUM_RX_DROPS] = {
 	[RXE_DROP_QP_TYPE]	= "qp_type",
 	[RXE_DROP_QP_STATE]	= "qp_state",
 	[RXE_DROP_ICRC]		= "icrc",
+	[RXE_DROP_QUEUE_FULL]	= "queue_full",
 	[RXE_DROP_GRH]		= "grh",
 };
 
