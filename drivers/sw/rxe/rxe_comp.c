@@ -361,16 +361,32 @@ static enum comp_verdict comp_atomic_ack(struct rxe_qp *qp,
 					 struct rxe_send_wqe *wqe,
 					 struct rxe_pkt_info *pkt, u32 mask)
 {
+	unsigned long flags;
 	u64 orig;
 	int err;
 
 	if (!(mask & WR_ATOMIC_MASK))
 		return COMP_CONSUME;
 
+	/*
+	 * As for reads: an answer to a request the requester has rewound
+	 * (late, reordered) is ignored, the resent one gets its own (the
+	 * responder replays it). The result always goes to the start of
+	 * the SGE, so a WQE answered twice is not written past its end.
+	 */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (READ_ONCE(wqe->state) != wqe_state_pending) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return COMP_CONSUME;
+	}
+	wqe->dma.resid = wqe->dma.length;
+	wqe->dma.cur_sge = 0;
+	wqe->dma.sge_offset = 0;
 	/* the original remote value, in host order, into the local SGE */
 	orig = atmack_orig(pkt);
 	err = copy_data(qp->pd, IB_ACCESS_LOCAL_WRITE, &wqe->dma, &orig,
 			sizeof(orig), RXE_TO_MR_OBJ);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err) {
 		comp_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
 		return COMP_CONSUME;
