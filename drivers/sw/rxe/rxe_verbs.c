@@ -875,11 +875,14 @@ static struct ib_mr *rxe_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 
 /* multicast: attach_mcast/detach_mcast are in rxe_mcast.c */
 
-/* /sys/class/infiniband/<dev>/parent: udev's Soft-RoCE rule matches on it. */
+/*
+ * /sys/class/infiniband/<dev>/parent: udev's Soft-RoCE rule matches on it.
+ * The device may be a namespace's view of ours: find it by its owner.
+ */
 static ssize_t parent_show(struct device *device,
 			   struct device_attribute *attr, char *buf)
 {
-	struct ib_device *ibdev = container_of(device, struct ib_device, dev);
+	struct ib_device *ibdev = rdma_device_to_ibdev(device);
 
 	return sysfs_emit(buf, "%s\n", to_rdev(ibdev)->ndev->name);
 }
@@ -889,7 +892,7 @@ static DEVICE_ATTR_RO(parent);
 static ssize_t rx_drops_show(struct device *device,
 			     struct device_attribute *attr, char *buf)
 {
-	struct ib_device *ibdev = container_of(device, struct ib_device, dev);
+	struct ib_device *ibdev = rdma_device_to_ibdev(device);
 
 	return rxe_rx_drops_show(to_rdev(ibdev), buf);
 }
