@@ -6,6 +6,7 @@
  *   cache.c           per-port attribute, P_Key and GID caches
  *   roce_gid_mgmt.c   RoCE GID table kept current from netdev events
  *   sysfs.c           /sys/class/infiniband
+ *   netns.c           netns mode, device moves, per-namespace sysfs views
  *   netlink.c         NETLINK_RDMA sockets and dispatch to clients
  *   nldev.c           the NLDEV client (rdma tool, libibverbs) and link ops
  *   nldev_res.c       NLDEV per-object resource tables (`rdma res show qp`)
@@ -57,9 +58,19 @@ int ib_enum_all_devs(nldev_callback nldev_cb, struct sk_buff *skb,
 /* Registered device with this index, with a reference (ib_device_put). */
 struct ib_device *ib_device_get_by_index(const struct net *net, u32 index);
 int ib_device_rename(struct ib_device *ibdev, const char *name);
+/* Moves a registered device (clients leave and come back); device.c. */
+int ib_device_change_net(struct ib_device *device, struct net *net);
+
+/* netns.c: netns mode, devices moved between namespaces, sysfs views. */
+int rdma_netns_init_module(void);
+void rdma_netns_exit_module(void);
 /* Netns mode: true = shared (every device in every netns). */
 bool rdma_compatdev_get(void);
 int rdma_compatdev_set(u8 enable);
+int rdma_dev_set_netns(struct ib_device *device, struct net *net);
+int ib_netns_device_add(struct ib_device *device);
+void ib_netns_device_remove(struct ib_device *device);
+int ib_netns_device_rename(struct ib_device *device, const char *name);
 /*
  * What GET_CHARDEV returns: the char device, its ABI and, for a port,
  * which. Private to the core modules, as upstream (ib_umad rebuilt from
@@ -129,9 +140,12 @@ void roce_rescan_device(struct ib_device *dev);
 /* sysfs.c */
 extern struct class ib_class;
 int ib_setup_device_attrs(struct ib_device *ibdev);
-int ib_setup_port_attrs(struct ib_device *device);
-void ib_free_port_attrs(struct ib_device *device);
-int ib_device_rename_sysfs(struct ib_device *ibdev, const char *name);
+int ib_setup_port_attrs(struct ib_core_device *coredev);
+void ib_free_port_attrs(struct ib_core_device *coredev);
+struct ib_core_device *ib_sysfs_view_add(struct ib_device *ibdev,
+					 struct net *net);
+void ib_sysfs_view_del(struct ib_core_device *view);
+int ib_sysfs_rename(struct ib_core_device *coredev, const char *name);
 
 /* hw_counters.c: ports/N/hw_counters and STAT_GET. */
 int ib_setup_port_hw_counters(struct ib_device *dev, u32 port,

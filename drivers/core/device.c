@@ -38,50 +38,6 @@ static u32 highest_client_id;
 
 static struct workqueue_struct *ib_unreg_wq;
 
-/*
- * Netns mode ("rdma system set netns"): shared, every device is seen from
- * every namespace; exclusive, a device only from its own. Devices cannot be
- * moved yet, so all of them live in init_net.
- */
-static bool ib_devices_shared_netns = true;
-static DECLARE_RWSEM(netns_mode_rwsem);
-
-bool rdma_dev_access_netns(const struct ib_device *device,
-			   const struct net *net)
-{
-	return ib_devices_shared_netns ||
-	       net_eq(read_pnet(&device->coredev.rdma_net), net);
-}
-EXPORT_SYMBOL(rdma_dev_access_netns);
-
-bool rdma_compatdev_get(void)
-{
-	return ib_devices_shared_netns;
-}
-
-/* Like upstream: the mode changes only while no other namespace exists. */
-int rdma_compatdev_set(u8 enable)
-{
-	struct net *net;
-	int ret = 0;
-
-	down_write(&netns_mode_rwsem);
-	if (ib_devices_shared_netns == !!enable)
-		goto out;
-	down_read(&net_rwsem);
-	for_each_net(net) {
-		if (!net_eq(net, &init_net)) {
-			ret = -EBUSY;
-			break;
-		}
-	}
-	up_read(&net_rwsem);
-	if (!ret)
-		ib_devices_shared_netns = enable;
-out:
-	up_write(&netns_mode_rwsem);
-	return ret;
-}
 static struct workqueue_struct *ib_event_wq;	/* ordered: events in order */
 
 /* The names ULPs print for an asynchronous event. */
@@ -849,7 +805,7 @@ int ib_device_rename(struct ib_device *ibdev, const char *name)
 		up_write(&devices_rwsem);
 		return -EEXIST;
 	}
-	ret = ib_device_rename_sysfs(ibdev, name);
+	ret = ib_netns_device_rename(ibdev, name);
 	if (ret) {
 		up_write(&devices_rwsem);
 		return ret;
@@ -935,7 +891,8 @@ static void disable_device(struct ib_device *device)
 	wait_for_completion(&device->unreg_completion);
 }
 
-static int enable_device_and_get(struct ib_device *device)
+/* @registering: the driver's enable_driver() runs once, not on a move. */
+static int enable_device_and_get(struct ib_device *device, bool registering)
 {
 	struct ib_client *client;
 	unsigned long index;
@@ -946,7 +903,7 @@ static int enable_device_and_get(struct ib_device *device)
 	xa_set_mark(&devices, device->index, DEVICE_REGISTERED);
 	downgrade_write(&devices_rwsem);
 
-	if (device->ops.enable_driver) {
+	if (registering && device->ops.enable_driver) {
 		ret = device->ops.enable_driver(device);
 		if (ret)
 			goto out;
@@ -1002,12 +959,15 @@ int ib_register_device(struct ib_device *device, const char *name,
 	ret = device_add(&device->dev);
 	if (ret)
 		goto err_restrack;
-	ret = ib_setup_port_attrs(device);
+	ret = ib_setup_port_attrs(&device->coredev);
 	if (ret)
 		goto err_device;
+	ret = ib_netns_device_add(device);
+	if (ret)
+		goto err_ports;
 
 	/* From here on lookups see the device; unregistration undoes all. */
-	ret = enable_device_and_get(device);
+	ret = enable_device_and_get(device, true);
 	if (ret) {
 		void (*dealloc_fn)(struct ib_device *) =
 			device->ops.dealloc_driver;
@@ -1023,6 +983,8 @@ int ib_register_device(struct ib_device *device, const char *name,
 	ib_device_put(device);
 	return 0;
 
+err_ports:
+	ib_free_port_attrs(&device->coredev);
 err_device:
 	device_del(&device->dev);
 err_restrack:
@@ -1051,7 +1013,8 @@ static void __ib_unregister_device(struct ib_device *ib_dev)
 	disable_device(ib_dev);
 	ib_cq_pool_cleanup(ib_dev);
 	ib_cache_cleanup_one(ib_dev);
-	ib_free_port_attrs(ib_dev);
+	ib_netns_device_remove(ib_dev);
+	ib_free_port_attrs(&ib_dev->coredev);
 	device_del(&ib_dev->dev);
 	free_netdevs(ib_dev);
 	rdma_restrack_clean(ib_dev);
@@ -1105,6 +1068,42 @@ void ib_unregister_device_queued(struct ib_device *ib_dev)
 		put_device(&ib_dev->dev);
 }
 EXPORT_SYMBOL(ib_unregister_device_queued);
+
+/*
+ * Moves a registered device to @net: its clients leave, it changes
+ * namespace (netlink, uverbs and its sysfs entry follow) and the clients
+ * come back, as at registration. The caller holds a get_device()
+ * reference and no ib_device_try_get() one (this waits for those).
+ */
+int ib_device_change_net(struct ib_device *device, struct net *net)
+{
+	struct net *old = read_pnet(&device->coredev.rdma_net);
+	int ret = 0;
+
+	mutex_lock(&device->unregistration_lock);
+	if (!refcount_read(&device->refcount)) {
+		ret = -ENODEV;		/* unregistered meanwhile */
+		goto out;
+	}
+	if (net_eq(old, net))
+		goto out;
+
+	disable_device(device);
+	down_write(&devices_rwsem);
+	write_pnet(&device->coredev.rdma_net, net);
+	/* Same name: only the namespace tag of the sysfs entry changes. */
+	ret = ib_sysfs_rename(&device->coredev, dev_name(&device->dev));
+	if (ret)
+		write_pnet(&device->coredev.rdma_net, old);
+	up_write(&devices_rwsem);
+
+	if (enable_device_and_get(device, false) && !ret)
+		ret = -ENOMEM;	/* a client's context could not be stored */
+	ib_device_put(device);
+out:
+	mutex_unlock(&device->unregistration_lock);
+	return ret;
+}
 
 /* The next registered device of @driver_id from *@index on, pinned. */
 static struct ib_device *next_driver_device(enum rdma_driver_id driver_id,
@@ -1439,6 +1438,9 @@ static int __init ib_core_init(void)
 	ret = rdma_nl_init();
 	if (ret)
 		goto err_class;
+	ret = rdma_netns_init_module();
+	if (ret)
+		goto err_nl_sock;
 	ret = roce_gid_mgmt_init();
 	if (ret)
 		goto err_nl;
@@ -1465,6 +1467,8 @@ err_nldev:
 err_gid:
 	roce_gid_mgmt_cleanup();
 err_nl:
+	rdma_netns_exit_module();
+err_nl_sock:
 	rdma_nl_exit();
 err_class:
 	class_unregister(&ib_class);
@@ -1485,6 +1489,7 @@ static void __exit ib_core_cleanup(void)
 	addr_cleanup();
 	nldev_exit();
 	roce_gid_mgmt_cleanup();
+	rdma_netns_exit_module();
 	rdma_nl_exit();
 	class_unregister(&ib_class);
 	ib_cache_cleanup();

@@ -434,20 +434,30 @@ static int nldev_set_name(struct ib_device *device, struct nlattr *attr)
 }
 
 /*
- * Moving a device to another namespace is not supported yet (it needs
- * exclusive netns mode; in shared mode every device is in every netns).
+ * To the namespace of the file descriptor, with CAP_NET_ADMIN over it. The
+ * move waits for every user of the device, so the lookup's reference is
+ * dropped first (the device memory stays pinned).
  */
-static int nldev_set_netns(struct sk_buff *skb, struct nlattr *attr)
+static int nldev_set_netns_put(struct sk_buff *skb, struct ib_device *device,
+			       struct nlattr *attr)
 {
 	struct net *net;
-	int err = -EOPNOTSUPP;
+	int err;
 
+	get_device(&device->dev);
+	ib_device_put(device);
 	net = get_net_ns_by_fd(nla_get_u32(attr));
-	if (IS_ERR(net))
-		return PTR_ERR(net);
-	if (!netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN))
+	if (IS_ERR(net)) {
+		err = PTR_ERR(net);
+		goto out;
+	}
+	if (netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN))
+		err = rdma_dev_set_netns(device, net);
+	else
 		err = -EPERM;
 	put_net(net);
+out:
+	put_device(&device->dev);
 	return err;
 }
 
@@ -468,7 +478,8 @@ static int nldev_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	if (tb[RDMA_NLDEV_ATTR_DEV_NAME]) {
 		err = nldev_set_name(device, tb[RDMA_NLDEV_ATTR_DEV_NAME]);
 	} else if (tb[RDMA_NLDEV_NET_NS_FD]) {
-		err = nldev_set_netns(skb, tb[RDMA_NLDEV_NET_NS_FD]);
+		return nldev_set_netns_put(skb, device,
+					   tb[RDMA_NLDEV_NET_NS_FD]);
 	} else if (tb[RDMA_NLDEV_ATTR_DEV_DIM]) {
 		u8 dim = nla_get_u8(tb[RDMA_NLDEV_ATTR_DEV_DIM]);
 

@@ -8,12 +8,19 @@
  * ibdev->groups. Each port is a kobject under "ports"; its GID, P_Key and
  * GID attribute tables have one file per index (1024 GIDs on rxe), so they
  * are built as dynamically allocated attribute groups, one call per table.
+ *
+ * The class is tagged by network namespace: a device's entry is seen only
+ * from the sysfs of its namespace. In shared netns mode every other
+ * namespace gets a view of its own (netns.c decides when): an
+ * ib_core_device of the same name whose files read and write the same
+ * ib_device, with the port files but without the hardware counters.
  */
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/netdevice.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_sysfs.h>
 #include "core_priv.h"
@@ -35,6 +42,7 @@ struct gid_attr_dir {
 
 struct ib_port {
 	struct kobject kobj;
+	struct list_head entry;		/* in its ib_core_device's port_list */
 	struct ib_device *ibdev;
 	u32 port_num;
 	struct gid_attr_dir *gid_dir;
@@ -618,8 +626,13 @@ static void remove_port(struct ib_port *p)
 	kobject_put(&p->kobj);
 }
 
-static int add_port(struct ib_device *ibdev, u32 port_num)
+/*
+ * ports/<port_num> of @coredev. Only the device's own directory (@main)
+ * gets the hardware counters and is what port_data[].sysfs points to.
+ */
+static int add_port(struct ib_core_device *coredev, u32 port_num, bool main)
 {
+	struct ib_device *ibdev = coredev->owner;
 	const struct ib_port_immutable *imm =
 		&ibdev->port_data[port_num].immutable;
 	struct gid_attr_dir *gid_dir;
@@ -642,7 +655,7 @@ static int add_port(struct ib_device *ibdev, u32 port_num)
 	if (ret)
 		goto err_put;
 
-	ret = kobject_add(&p->kobj, ibdev->coredev.ports_kobj, "%u", port_num);
+	ret = kobject_add(&p->kobj, coredev->ports_kobj, "%u", port_num);
 	if (ret)
 		goto err_put;
 
@@ -671,12 +684,14 @@ static int add_port(struct ib_device *ibdev, u32 port_num)
 	if (ret)
 		goto err_del_gid;
 
-	ret = ib_setup_port_hw_counters(ibdev, port_num, &p->kobj,
-					&p->hw_counters);
-	if (ret)
-		goto err_del_gid;
-
-	ibdev->port_data[port_num].sysfs = p;
+	if (main) {
+		ret = ib_setup_port_hw_counters(ibdev, port_num, &p->kobj,
+						&p->hw_counters);
+		if (ret)
+			goto err_del_gid;
+		ibdev->port_data[port_num].sysfs = p;
+	}
+	list_add_tail(&p->entry, &coredev->port_list);
 	return 0;
 
 err_del_gid:
@@ -704,24 +719,25 @@ int ib_setup_device_attrs(struct ib_device *ibdev)
 }
 
 /* After device_add(): ports/ and one directory per port. */
-int ib_setup_port_attrs(struct ib_device *ibdev)
+int ib_setup_port_attrs(struct ib_core_device *coredev)
 {
+	struct ib_device *ibdev = coredev->owner;
 	u32 port;
 	int ret;
 
-	ibdev->coredev.ports_kobj = kobject_create_and_add("ports", &ibdev->dev.kobj);
-	if (!ibdev->coredev.ports_kobj)
+	coredev->ports_kobj = kobject_create_and_add("ports", &coredev->dev.kobj);
+	if (!coredev->ports_kobj)
 		return -ENOMEM;
 
 	rdma_for_each_port(ibdev, port) {
-		ret = add_port(ibdev, port);
+		ret = add_port(coredev, port, coredev == &ibdev->coredev);
 		if (ret)
 			goto err;
 	}
 	return 0;
 
 err:
-	ib_free_port_attrs(ibdev);
+	ib_free_port_attrs(coredev);
 	return ret;
 }
 
@@ -730,30 +746,94 @@ err:
  * so none can run once this returns; the caller must therefore not hold a
  * lock a show() may take (RTNL, through query_port).
  */
-void ib_free_port_attrs(struct ib_device *ibdev)
+void ib_free_port_attrs(struct ib_core_device *coredev)
 {
-	u32 port;
+	struct ib_port *p, *tmp;
 
-	if (!ibdev->coredev.ports_kobj)
+	if (!coredev->ports_kobj)
 		return;
 
-	rdma_for_each_port(ibdev, port) {
-		struct ib_port *p = ibdev->port_data[port].sysfs;
-
-		if (!p)
-			continue;
-		ibdev->port_data[port].sysfs = NULL;
+	list_for_each_entry_safe(p, tmp, &coredev->port_list, entry) {
+		list_del(&p->entry);
+		if (coredev == &p->ibdev->coredev)
+			p->ibdev->port_data[p->port_num].sysfs = NULL;
 		remove_port(p);
 	}
 
-	kobject_del(ibdev->coredev.ports_kobj);
-	kobject_put(ibdev->coredev.ports_kobj);
-	ibdev->coredev.ports_kobj = NULL;
+	kobject_del(coredev->ports_kobj);
+	kobject_put(coredev->ports_kobj);
+	coredev->ports_kobj = NULL;
 }
 
-int ib_device_rename_sysfs(struct ib_device *ibdev, const char *name)
+/* ---- views of a device in other network namespaces ---- */
+
+static void ib_view_release(struct device *dev)
 {
-	return device_rename(&ibdev->dev, name);
+	kfree(container_of(dev, struct ib_core_device, dev));
+}
+
+/*
+ * A view of @ibdev in @net: the device files (the same groups, so a driver's
+ * device_group too) and the ports. Its name is read under the caller's
+ * serialisation with renames (netns.c holds compat_devs_mutex).
+ */
+struct ib_core_device *ib_sysfs_view_add(struct ib_device *ibdev,
+					 struct net *net)
+{
+	struct ib_core_device *view;
+	int ret;
+
+	view = kzalloc(sizeof(*view), GFP_KERNEL);
+	if (!view)
+		return ERR_PTR(-ENOMEM);
+	device_initialize(&view->dev);
+	view->dev.class = &ib_class;
+	view->dev.parent = ibdev->dev.parent;
+	view->dev.groups = ibdev->dev.groups;
+	view->dev.release = ib_view_release;
+	INIT_LIST_HEAD(&view->port_list);
+	view->owner = ibdev;
+	write_pnet(&view->rdma_net, net);
+
+	ret = dev_set_name(&view->dev, "%s", dev_name(&ibdev->dev));
+	if (ret)
+		goto err_put;
+	ret = device_add(&view->dev);
+	if (ret)
+		goto err_put;
+	ret = ib_setup_port_attrs(view);
+	if (ret)
+		goto err_del;
+	return view;
+
+err_del:
+	device_del(&view->dev);
+err_put:
+	put_device(&view->dev);
+	return ERR_PTR(ret);
+}
+
+/* Same rule as ib_free_port_attrs(): no lock a show() may take. */
+void ib_sysfs_view_del(struct ib_core_device *view)
+{
+	ib_free_port_attrs(view);
+	device_del(&view->dev);
+	put_device(&view->dev);
+}
+
+/*
+ * Renames, or re-tags after its namespace changed (same name): the class
+ * link and the directory move to the namespace the class callback reports.
+ */
+int ib_sysfs_rename(struct ib_core_device *coredev, const char *name)
+{
+	return device_rename(&coredev->dev, name);
+}
+
+/* The tag sysfs files a class entry under: the namespace it is seen from. */
+static const void *ib_class_namespace(struct device *dev)
+{
+	return read_pnet(&container_of(dev, struct ib_core_device, dev)->rdma_net);
 }
 
 /* Like upstream, so that udev rules can match on the device name. */
@@ -767,4 +847,6 @@ struct class ib_class = {
 	.name = "infiniband",
 	.owner = THIS_MODULE,
 	.dev_uevent = ib_device_uevent,
+	.ns_type = &net_ns_type_operations,
+	.namespace = ib_class_namespace,
 };
