@@ -722,6 +722,23 @@ static const struct ib_device_ops fib_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, fib_qp, ibqp),
 };
 
+/*
+ * The core moves a device to another network namespace only if it can
+ * disassociate user contexts; this one has none to disassociate, so a no-op
+ * makes it movable (isolation_netns).
+ */
+static bool movable;
+module_param(movable, bool, 0444);
+MODULE_PARM_DESC(movable, "offer disassociate_ucontext, so that the device can change netns");
+
+static void fib_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
+static const struct ib_device_ops fib_movable_ops = {
+	.disassociate_ucontext = fib_disassociate_ucontext,
+};
+
 /* ------------------------------------------------------------ test hooks */
 
 struct ib_device *fib_device(void)
@@ -811,6 +828,8 @@ static int __init fib_init(void)
 	fib->ibdev.num_comp_vectors = 1;
 	strscpy(fib->ibdev.node_desc, "rdma-kmod fake IB", sizeof(fib->ibdev.node_desc));
 	ib_set_device_ops(&fib->ibdev, &fib_ops);
+	if (movable)
+		ib_set_device_ops(&fib->ibdev, &fib_movable_ops);
 	ret = ib_register_device(&fib->ibdev, "fakeib%d", NULL);
 	if (ret) {
 		ib_dealloc_device(&fib->ibdev);
