@@ -1077,7 +1077,7 @@ EXPORT_SYMBOL(ib_unregister_device_queued);
  */
 int ib_device_change_net(struct ib_device *device, struct net *net)
 {
-	struct net *old = read_pnet(&device->coredev.rdma_net);
+	struct net *old;
 	int ret = 0;
 
 	mutex_lock(&device->unregistration_lock);
@@ -1085,6 +1085,7 @@ int ib_device_change_net(struct ib_device *device, struct net *net)
 		ret = -ENODEV;		/* unregistered meanwhile */
 		goto out;
 	}
+	old = read_pnet(&device->coredev.rdma_net);
 	if (net_eq(old, net))
 		goto out;
 
