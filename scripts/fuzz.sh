@@ -25,6 +25,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+for t in fuzz_sys twovm-fuzz-wire; do
+	[ -f selftests/vm/$t.sh ] ||
+		{ echo "make fuzz: selftests/vm/$t.sh is not in this tree yet (issue 13)" >&2; exit 2; }
+done
 out=build/fuzz
 mkdir -p $out
 if [ "$flavour" = debug ]; then
