@@ -95,7 +95,7 @@ pair_once() {
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		if timeout "$t" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
 		[ $crc != 0 ] && kill -0 $spid 2>/dev/null &&
-			grep -qiE 'refused|REJECTED|connect to' /tmp/pair.cli || break
+			grep -qiE 'refused|REJECTED|connect to|Unexpected CM event .* 8$' /tmp/pair.cli || break
 		sleep 2
 	done
 	if wait $spid; then src=0; else src=$?; fi
