@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The victim's RoCE targets on one device (rxe0): RC QPs connected to a fake
+// remote QPN that the attacker impersonates, a UD QP, receives posted, MRs
+// with remote write, remote read and no remote access. QP B also keeps an
+// RDMA READ and a SEND outstanding so that forged ACKs and read responses
+// meet a requester with work to complete. A QP the fuzz drives into the
+// error state is reset and reconnected with the same PSNs, so the attacker's
+// packets keep reaching live QPs.
+#pragma once
+
+#include "side_channel.h"
+#include "victim_mem.h"
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <string>
+
+namespace fw {
+
+struct RxeConfig {
+	std::string dev;
+	int gid_index = -1, v1_gid_index = -1;
+	uint32_t remote_ip = 0;	// network order
+	uint32_t dest_qpn = 0, psn_a = 0, psn_b = 0, qkey = 0;
+};
+
+class RxeTargets {
+public:
+	// reserves its windows; call before arena.build()
+	void plan(Arena &arena);
+	bool setup(const RxeConfig &cfg, Arena &arena, std::string &err);
+	void describe(Info &info) const;
+	// poll, repost, recover QPs in error
+	void tick();
+	void report() const;
+	void teardown();
+
+private:
+	struct Qp {
+		ibv_qp *qp = nullptr;
+		bool rc = true, requester = false;
+		int gid_index = 0;
+		uint32_t psn = 0;
+		int posted = 0, outstanding = 0;
+		unsigned resets = 0;
+	};
+	bool connect_rc(Qp &q);
+	bool ready_ud(Qp &q);
+	void refill(Qp &q);
+	void keep_busy(Qp &q);
+	Qp *by_qpn(uint32_t qpn);
+
+	RxeConfig cfg_;
+	Arena *arena_ = nullptr;
+	size_t w_rw_ = 0, w_ro_ = 0, w_none_ = 0, w_recv_ = 0, w_sink_ = 0;
+	ibv_context *ctx_ = nullptr;
+	ibv_pd *pd_ = nullptr;
+	ibv_cq *cq_ = nullptr;
+	ibv_mr *mr_rw_ = nullptr, *mr_ro_ = nullptr, *mr_none_ = nullptr;
+	ibv_mr *mr_recv_ = nullptr, *mr_sink_ = nullptr;
+	Qp a_, b_, v1_, ud_;
+	unsigned slot_ = 0;
+	unsigned long wc_ok_ = 0, wc_err_ = 0, recv_ok_ = 0;
+};
+
+} // namespace fw
