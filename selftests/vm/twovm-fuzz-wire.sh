@@ -43,7 +43,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 	fi
 	runs >/tmp/fw.runs
 	while read -r s st n name; do
-		if timeout 3600 "$tools/rdma_fuzz_wire" --peer "$RDMA_KMOD_PEER_IP" \
+		if timeout 20000 "$tools/rdma_fuzz_wire" --peer "$RDMA_KMOD_PEER_IP" \
 			--side-port $SIDE_PORT --seed "$s" --start "$st" --packets "$n" \
 			>/tmp/fw.out 2>&1 </dev/null; then
 			ok "attacker $name: seed $s start $st packets $n sent, victim checked"
@@ -78,10 +78,10 @@ res_before=$(rdma resource show)
 runs >/tmp/fw.runs
 while read -r s st n name; do
 	# shellcheck disable=SC2086
-	timeout 3600 "$tools/rdma_fuzz_victim" --rxe rxe0 --gid "$gi" --v1-gid "$g1" \
+	timeout 20000 "$tools/rdma_fuzz_victim" --rxe rxe0 --gid "$gi" --v1-gid "$g1" \
 		--remote-ip "$RDMA_KMOD_PEER_IP" --dest-qpn 0x4242 --psn-a 0x123456 \
 		--psn-b 0xfffff0 --qkey 0x11111111 --side-port $SIDE_PORT $siw \
-		--mac "$mac" >/tmp/fv.out 2>&1 </dev/null
+		--mac "$mac" --timeout 20000 >/tmp/fv.out 2>&1 </dev/null
 	rc=$?
 	grep -v '^victim: INFO' /tmp/fv.out | sed 's/^/  /'
 	if [ $rc = 0 ] && grep -q '^victim: PASS' /tmp/fv.out; then
