@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "victim_rxe.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -11,6 +12,9 @@ constexpr size_t kWin = 4096;
 constexpr size_t kSlot = 2048;	// >= path MTU 1024 + GRH 40 for UD
 constexpr unsigned kSlots = 32;
 constexpr int kRecvPerQp = 8;
+// responder QPs start over this often: the attacker aims at PSNs just past
+// the initial one, which the first valid requests leave behind
+constexpr auto kCycle = std::chrono::milliseconds(300);
 
 ibv_qp_state state_of(ibv_qp *qp)
 {
@@ -253,12 +257,18 @@ void RxeTargets::tick()
 			}
 		}
 	}
+	auto now = std::chrono::steady_clock::now();
+	bool cycle = now - last_cycle_ >= kCycle;
+
+	if (cycle)
+		last_cycle_ = now;
 	for (Qp *q : { &a_, &b_, &ud_, &v1_ }) {
 		if (!q->qp)
 			continue;
 		ibv_qp_state s = state_of(q->qp);
 
-		if (s == IBV_QPS_ERR || s == IBV_QPS_SQE) {
+		if (s == IBV_QPS_ERR || s == IBV_QPS_SQE ||
+		    (cycle && q->rc && !q->requester && s == IBV_QPS_RTS)) {
 			ibv_qp_attr a = {};
 
 			a.qp_state = IBV_QPS_RESET;
@@ -282,7 +292,7 @@ void RxeTargets::tick()
 
 void RxeTargets::report() const
 {
-	std::printf("victim: rxe completions ok %lu error %lu receives %lu resets A %u B %u UD %u V1 %u\n",
+	std::printf("victim: rxe completions ok %lu error %lu receives %lu resets (errors and restarts) A %u B %u UD %u V1 %u\n",
 		    wc_ok_, wc_err_, recv_ok_, a_.resets, b_.resets, ud_.resets, v1_.resets);
 }
 

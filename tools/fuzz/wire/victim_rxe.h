@@ -6,7 +6,8 @@
 // RDMA READ and a SEND outstanding so that forged ACKs and read responses
 // meet a requester with work to complete. A QP the fuzz drives into the
 // error state is reset and reconnected with the same PSNs, so the attacker's
-// packets keep reaching live QPs.
+// packets keep reaching live QPs; the responders also start over every
+// 300 ms, their expected PSN back where the attacker aims.
 #pragma once
 
 #include "side_channel.h"
@@ -14,6 +15,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -62,6 +64,7 @@ private:
 	ibv_mr *mr_recv_ = nullptr, *mr_sink_ = nullptr;
 	Qp a_, b_, v1_, ud_;
 	unsigned slot_ = 0;
+	std::chrono::steady_clock::time_point last_cycle_{};
 	unsigned long wc_ok_ = 0, wc_err_ = 0, recv_ok_ = 0;
 };
 
