@@ -46,7 +46,10 @@ run() { # NAME OUTPUT RUN.SH-ARGS...
 	scripts/vm/run.sh --kernel-flavour "$flavour" --test "$name" --env FUZZ_SEED="$seed" \
 		--test-timeout 12000 --timeout 14000 "$@" > "$res" 2>&1
 	local rc=$?
-	grep -h -E '^fuzz_(sys|wire):' "$res" | tail -1
+	# the summary lines are in the guests' output, kept in the run's log
+	local log
+	log=$(sed -n 's/^run.sh: .*, log \(.*\), status .*/\1/p' "$res")
+	grep -h -E '^fuzz_(sys|wire):' "$res" ${log:+"$log"} | tail -1
 	if [ $rc = 0 ]; then
 		echo "PASS: $name ($((SECONDS - t0)) s, seed $seed)"
 	else
