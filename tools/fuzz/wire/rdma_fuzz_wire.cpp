@@ -29,6 +29,7 @@
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -156,6 +157,7 @@ void on_signal(int)
 
 struct IwarpStats {
 	std::atomic<unsigned long> sent{ 0 }, conns{ 0 }, accepted{ 0 }, rejected{ 0 }, refused{ 0 };
+	unsigned long refused_in_row = 0;
 };
 
 void iwarp_thread(const Args &a, const Targets &t, Journal &j, IwarpStats &st)
@@ -172,6 +174,14 @@ void iwarp_thread(const Args &a, const Targets &t, Journal &j, IwarpStats &st)
 			desc += " " + f.what;
 		j.add(i, desc, plan.request.data(), plan.request.size());
 		IwarpResult res = run_iwarp(t.peer_ip, t.siw_port, plan);
+		// a victim that no longer accepts connections is gone: stop here
+		// rather than wait out a connect timeout per index
+		st.refused_in_row = res.connected ? 0 : st.refused_in_row + 1;
+		if (st.refused_in_row >= 10) {
+			std::printf("fuzz_wire: the siw listener refused 10 connections in a row, iWARP stops at #%llu\n",
+				    static_cast<unsigned long long>(i));
+			break;
+		}
 		st.conns++;
 		st.sent += res.sent;
 		st.accepted += res.accepted;
@@ -277,6 +287,16 @@ int main(int argc, char **argv)
 			replies++;
 		if (a.pace_us)
 			usleep(a.pace_us);
+		if ((i - a.start) % 1000 == 999) {
+			pollfd pf = { side, POLLIN, 0 };
+
+			// the victim never writes before DONE: readable means it exited
+			if (poll(&pf, 1, 0) > 0) {
+				std::printf("fuzz_wire: the victim closed the side channel at #%llu\n",
+					    static_cast<unsigned long long>(i));
+				g_stop = true;
+			}
+		}
 		if ((i - a.start) % 5000 == 4999) {
 			journal.flush();
 			std::printf("fuzz_wire: progress %llu/%llu (%lds)\n",
