@@ -109,7 +109,7 @@ while read -r s st n name; do
 done </tmp/fw.runs
 
 # every object the victim had is gone (the kernel may finish a moment later)
-for _ in $(seq 40); do
+for _ in $(seq $((40 * ${RDMA_KMOD_TIME_FACTOR:-1}))); do
 	res_after=$(rdma resource show)
 	[ "$res_after" = "$res_before" ] && break
 	sleep 0.5

@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 	if (inet_pton(AF_INET, a.peer.c_str(), &t.peer_ip) != 1)
 		usage("bad --peer");
 
-	int side = side_connect(a.peer, a.side_port, 300);
+	int side = side_connect(a.peer, a.side_port, 900);
 	std::string line;
 	Info info;
 	if (side < 0 || !side_read_line(side, line, 120) || !parse_info(line, info)) {
