@@ -60,7 +60,12 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 fi
 
 [ -x "$tools/rdma_fuzz_victim" ] || die "$tools/rdma_fuzz_victim missing (make tools)"
-siw=""
+siw="" quiet=""
+# The stock 6.1 rxe WARNs (rxe_comp.c, COMPST_ERROR with a WQE status of
+# success) on a forged response to a requester with work outstanding (seed
+# 6, the first second): upstream's bug, not ours. On the reference stack
+# QP B keeps no work outstanding; ours gets the full fuzz.
+[ "$RDMA_KMOD_STACK" = stock ] && quiet=--no-requester
 if [ "$RDMA_KMOD_STACK" = ours ]; then
 	siw_up || die "siw0"
 	siw="--siw siw0 --siw-port $SIW_PORT"
@@ -80,7 +85,7 @@ while read -r s st n name; do
 	# shellcheck disable=SC2086
 	timeout 20000 "$tools/rdma_fuzz_victim" --rxe rxe0 --gid "$gi" --v1-gid "$g1" \
 		--remote-ip "$RDMA_KMOD_PEER_IP" --dest-qpn 0x4242 --psn-a 0x123456 \
-		--psn-b 0xfffff0 --qkey 0x11111111 --side-port $SIDE_PORT $siw \
+		--psn-b 0xfffff0 --qkey 0x11111111 --side-port $SIDE_PORT $siw $quiet \
 		--mac "$mac" --timeout 20000 >/tmp/fv.out 2>&1 </dev/null
 	rc=$?
 	grep -v '^victim: INFO' /tmp/fv.out | sed 's/^/  /'

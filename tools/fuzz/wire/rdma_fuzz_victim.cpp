@@ -11,6 +11,7 @@
 // Usage: rdma_fuzz_victim --rxe DEV --gid N [--v1-gid N] --remote-ip A.B.C.D
 //          --dest-qpn Q --psn-a P --psn-b P --qkey K --side-port P
 //          [--siw DEV --siw-port P] [--mac XX:..] [--timeout SECS]
+//          [--no-requester]  (QP B keeps no READ/SEND outstanding)
 #include "side_channel.h"
 #include "victim_mem.h"
 #include "victim_rxe.h"
@@ -50,6 +51,10 @@ Args parse(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		std::string k = argv[i];
 
+		if (k == "--no-requester") {
+			a.rxe.requester = false;
+			continue;
+		}
 		if (i + 1 >= argc)
 			usage(("no value for " + k).c_str());
 		const char *v = argv[++i];

@@ -147,13 +147,14 @@ bool RxeTargets::setup(const RxeConfig &cfg, Arena &arena, std::string &err)
 	    !make(b_, IBV_QPT_RC, cfg.gid_index, cfg.psn_b) ||
 	    !make(ud_, IBV_QPT_UD, cfg.gid_index, 0))
 		return err = "create/connect QPs", false;
-	b_.requester = true;
+	b_.requester = cfg.requester;
 	if (cfg.v1_gid_index >= 0 && !make(v1_, IBV_QPT_RC, cfg.v1_gid_index, cfg.psn_a))
 		return err = "RoCE v1 QP", false;
 	for (Qp *q : { &a_, &b_, &ud_, &v1_ })
 		if (q->qp)
 			refill(*q);
-	keep_busy(b_);
+	if (b_.requester)
+		keep_busy(b_);
 	return true;
 }
 

@@ -26,6 +26,7 @@ struct RxeConfig {
 	int gid_index = -1, v1_gid_index = -1;
 	uint32_t remote_ip = 0;	// network order
 	uint32_t dest_qpn = 0, psn_a = 0, psn_b = 0, qkey = 0;
+	bool requester = true;	// QP B keeps work outstanding
 };
 
 class RxeTargets {
