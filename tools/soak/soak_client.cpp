@@ -64,7 +64,7 @@ struct Client {
 			int n = 0;
 
 			for (; n < kBatch && off < total; n++) {
-				size_t len = size_t(std::min<uint64_t>(kChunk, total - off));
+				size_t len = size_t(std::min<uint64_t>(plan.chunk, total - off));
 				auto *h = reinterpret_cast<Hdr *>(c.send_buf(n));
 
 				*h = Hdr{ kMagic, K_DATA, off, len, 0, 0 };
@@ -80,12 +80,12 @@ struct Client {
 	void family_write(uint64_t total, uint64_t &ops, bool imm)
 	{
 		for (uint64_t off = 0, w = 0; off < total; w++) {
-			const size_t wlen = size_t(std::min<uint64_t>(kWindow, total - off));
+			const size_t wlen = size_t(std::min<uint64_t>(plan.chunk * kBatch, total - off));
 			int n = 0;
 
 			pattern_fill(c.window, wlen, plan.seed, FAM_WRITE, off);
-			for (size_t pos = 0; pos < wlen; pos += kChunk, n++) {
-				const size_t len = std::min(kChunk, wlen - pos);
+			for (size_t pos = 0; pos < wlen; pos += plan.chunk, n++) {
+				const size_t len = std::min(plan.chunk, wlen - pos);
 				ibv_sge sge = { uint64_t(uintptr_t(c.window + pos)), uint32_t(len),
 						c.window_mr->lkey };
 				ibv_send_wr wr{};
@@ -114,14 +114,14 @@ struct Client {
 	void family_read(uint64_t total, uint64_t &ops)
 	{
 		for (uint64_t off = 0; off < total;) {
-			const size_t wlen = size_t(std::min<uint64_t>(kWindow, total - off));
+			const size_t wlen = size_t(std::min<uint64_t>(plan.chunk * kBatch, total - off));
 			int n = 0;
 
 			ctl(K_RPREP, off, wlen);
 			wait_all(1, true);
 			std::memset(c.window, 0, wlen);
-			for (size_t pos = 0; pos < wlen; pos += kChunk, n++) {
-				const size_t len = std::min(kChunk, wlen - pos);
+			for (size_t pos = 0; pos < wlen; pos += plan.chunk, n++) {
+				const size_t len = std::min(plan.chunk, wlen - pos);
 				ibv_sge sge = { uint64_t(uintptr_t(c.window + pos)), uint32_t(len),
 						c.window_mr->lkey };
 				ibv_send_wr wr{};
@@ -150,7 +150,7 @@ struct Client {
 	// final slot values by the server (ADONE).
 	void family_atomic(uint64_t total, uint64_t &ops)
 	{
-		// One op per 512 bytes of the budget: an op is a round trip.
+		// One op per 2 KiB of the budget: each is a round trip.
 		const uint64_t nops = std::max<uint64_t>(total / kAtomicBytesPerOp, kSlots);
 		uint64_t expect[kSlots], next[kSlots], left[kSlots];
 		int inflight = 0;
@@ -241,7 +241,7 @@ uint64_t run_client(Conn &c, const Plan &plan)
 			continue;
 		}
 		cl.corrupt = 0;
-		cl.ctl(K_BEGIN, fam, plan.bytes, plan.seed, imm);
+		cl.ctl(K_BEGIN, fam, plan.bytes, plan.seed, imm | plan.chunk << 1);
 		cl.wait_all(1, true);
 		const auto t0 = Clock::now();
 		switch (fam) {

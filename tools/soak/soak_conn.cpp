@@ -18,6 +18,8 @@
 
 namespace soak {
 
+void (*fail_hook)();
+
 void fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -27,6 +29,8 @@ void fail(const char *fmt, ...)
 	std::vprintf(fmt, ap);
 	va_end(ap);
 	std::putchar('\n');
+	if (fail_hook)
+		fail_hook();
 	std::fflush(stdout);
 	std::exit(1);
 }
@@ -147,7 +151,8 @@ void Conn::fill_param(rdma_conn_param &p, WindowInfo &mine)
 	p.private_data_len = sizeof(mine);
 	p.responder_resources = uint8_t(std::min(attr.max_qp_rd_atom, 16));
 	p.initiator_depth = uint8_t(std::min(attr.max_qp_init_rd_atom, 16));
-	p.retry_count = 7;
+	// 7 retries for ever on rxe (ours and stock alike).
+	p.retry_count = uint8_t(retry_count);
 	p.rnr_retry_count = 7;
 }
 

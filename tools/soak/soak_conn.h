@@ -17,6 +17,8 @@
 namespace soak {
 
 [[noreturn]] void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// Runs in fail() before the exit (rc_soak prints its counters).
+extern void (*fail_hook)();
 
 // wr_id of a receive: kRecvTag | ring slot. Others are the caller's.
 constexpr uint64_t kRecvTag = 1ull << 63;
@@ -25,6 +27,7 @@ struct Conn {
 	std::string dev;		// the device the connection must use
 	int stall_s = 60;
 	int ack_timeout = 0;		// RDMA_OPTION_ID_ACK_TIMEOUT if > 0
+	int retry_count = 6;		// the requester's transport retries
 	bool iwarp = false;		// no WRITE_WITH_IMM, no atomics
 	bool atomics = false;
 

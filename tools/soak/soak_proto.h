@@ -13,7 +13,7 @@ namespace soak {
 enum Family : uint32_t { FAM_SEND = 1, FAM_WRITE, FAM_READ, FAM_ATOMIC };
 
 enum Kind : uint32_t {
-	K_BEGIN = 1,	// a = family, b = bytes, c = seed, d = 1 if WRITE_WITH_IMM
+	K_BEGIN = 1,	// a = family, b = bytes, c = seed, d = chunk << 1 | 1 if WRITE_WITH_IMM
 	K_DATA,		// a = stream offset, b = payload length
 	K_WDONE,	// window written: a = stream offset, b = length, c = window no.
 	K_RPREP,	// fill the window for READ: a = stream offset, b = length
@@ -38,13 +38,13 @@ struct WindowInfo {
 	uint32_t len;
 };
 
-constexpr size_t kChunk = 64 * 1024;		// one SEND payload, READ or WRITE
-constexpr size_t kWindow = 1024 * 1024;		// remote window; a multiple of kChunk
+constexpr size_t kChunk = 64 * 1024;		// largest SEND payload, READ or WRITE (--chunk)
+constexpr size_t kWindow = 1024 * 1024;		// remote window: kBatch chunks at most
 constexpr size_t kMsgBuf = sizeof(Hdr) + kChunk;
 constexpr int kBatch = 16;			// SENDs per ACK; also WRITE/READ chunks per window
 constexpr int kRecvDepth = 2 * kBatch;		// receives posted per side
 constexpr int kSlots = 16;			// atomic slots, one op in flight each
-constexpr uint64_t kAtomicBytesPerOp = 512;	// --bytes N means N / 512 atomic ops
+constexpr uint64_t kAtomicBytesPerOp = 2048;	// --bytes N means N / 2048 atomic ops
 
 const char *family_name(uint32_t fam);
 

@@ -14,6 +14,7 @@ namespace soak {
 struct Plan {
 	uint64_t seed = 1;
 	uint64_t bytes = 4 << 20;		// per family
+	size_t chunk = kChunk;			// bytes per SEND, WRITE or READ
 	std::vector<uint32_t> families;
 };
 

@@ -26,6 +26,7 @@ struct Server {
 	uint32_t fam = 0;
 	uint64_t bytes = 0, next_off = 0, ops = 0, corrupt = 0, all = 0;
 	bool imm = false;
+	uint64_t chunk = kChunk;
 	int64_t imm_window = -1;	// window number of the last WRITE_WITH_IMM
 	int in_batch = 0;
 	Clock::time_point t0{};
@@ -155,7 +156,10 @@ struct Server {
 				fail("the client's seed is %" PRIu64 ", ours %" PRIu64, h.c, seed);
 			fam = uint32_t(h.a);
 			bytes = h.b;
-			imm = h.d;
+			imm = h.d & 1;
+			chunk = h.d >> 1;
+			if (!chunk || chunk > kChunk)
+				fail("chunk of %" PRIu64 " bytes", chunk);
 			next_off = ops = corrupt = 0;
 			in_batch = 0;
 			imm_window = -1;
@@ -171,7 +175,7 @@ struct Server {
 				corrupt++;
 			}
 			check(c.window, h.b, FAM_WRITE, h.a, "write");
-			ops += (h.b + kChunk - 1) / kChunk;
+			ops += (h.b + chunk - 1) / chunk;
 			// Stale data must not pass for the next window.
 			std::memset(c.window, 0, h.b);
 			break;
@@ -179,7 +183,7 @@ struct Server {
 			if (fam != FAM_READ || h.b > kWindow)
 				fail("RPREP outside the READ family");
 			pattern_fill(c.window, h.b, seed, FAM_READ, h.a);
-			ops += (h.b + kChunk - 1) / kChunk;
+			ops += (h.b + chunk - 1) / chunk;
 			break;
 		case K_APREP:
 			if (fam != FAM_ATOMIC || h.a > kSlots)
