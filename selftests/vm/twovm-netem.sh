@@ -85,7 +85,7 @@ no_tcp_left() {
 	filt=""
 	for p in "$@"; do filt="$filt${filt:+ or }sport = :$p or dport = :$p"; done
 	for _ in $(seq $((30 * tf))); do
-		left=$(ss -tanH "( $filt )" | grep -v TIME-WAIT)
+		left=$(ss -tanH "( $filt )" 2>/dev/null | grep -v TIME-WAIT)
 		[ -z "$left" ] && break
 		sleep 1
 	done
@@ -93,7 +93,7 @@ no_tcp_left() {
 		ok "siw: no TCP connection left behind"
 	else
 		bad "siw: TCP connections left behind"
-		ss -tanoieH "( $filt )"
+		ss -tanoieH "( $filt )" 2>/dev/null
 	fi
 }
 
