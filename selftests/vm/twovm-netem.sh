@@ -15,7 +15,7 @@
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
-bytes=${SOAK_BYTES:-1048576}
+bytes=${SOAK_BYTES:-524288}
 netem=${NETEM:-loss 3% duplicate 1% delay 1ms 1ms reorder 10%}
 soak=$RDMA_KMOD_SRC/build/tools/rc_soak
 drivers=${SOAK_DRIVERS:-rxe siw}
