@@ -37,6 +37,7 @@ struct Config {
 
 constexpr unsigned kMaxWorkers = 64;
 constexpr unsigned kErrnoSlots = 160;
+constexpr unsigned kTargets = 7;
 
 // Lives in a MAP_SHARED page: the parent reads what the workers count.
 struct Shared {
@@ -44,6 +45,7 @@ struct Shared {
 	std::atomic<uint64_t> errnos[kErrnoSlots]; // [0] = success
 	std::atomic<uint64_t> violations;
 	std::atomic<uint64_t> beat[kMaxWorkers];
+	std::atomic<uint64_t> target_calls[kTargets], target_ok[kTargets];
 	char violation[512];
 };
 
@@ -68,6 +70,7 @@ public:
 	Journal journal;
 	SafeMem mem;
 	uint64_t seq = 0;
+	unsigned target = 0; // the running target, for per-target counts
 };
 
 // The targets: each runs one episode (a burst of calls) and returns.

@@ -141,6 +141,7 @@ bool drop_privileges()
 		unsigned r = (unsigned)w.rng.below(total), t = 0;
 		while (r >= weight[t])
 			r -= weight[t++];
+		w.target = t;
 		switch (t) {
 		case 0: fuzz_uverbs_write(w); break;
 		case 1: fuzz_uverbs_ioctl(w); break;
@@ -360,6 +361,12 @@ int main(int argc, char **argv)
 		const char *n = counts[i].second == 0 ? "OK" : strerrorname_np((int)counts[i].second);
 		top += (top.empty() ? "" : ",") + std::string(n ? n : "E?") + "=" + std::to_string(counts[i].first);
 	}
+	static const char *names[kTargets] = {"uverbs_write", "uverbs_ioctl", "ucm", "nldev", "umad", "links", "files"};
+	printf("fuzz_sys: succeeded/made per target:");
+	for (unsigned t = 0; t < kTargets; t++)
+		printf(" %s %llu/%llu", names[t], (unsigned long long)sh->target_ok[t].load(),
+		       (unsigned long long)sh->target_calls[t].load());
+	printf("\n");
 	bool fail = sh->violations.load() || stuck || timed_out || left;
 	if (sh->violations.load())
 		fprintf(stderr, "fuzz_sys: %llu violations, first: %s\n", (unsigned long long)sh->violations.load(),

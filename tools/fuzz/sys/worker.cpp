@@ -40,6 +40,9 @@ void Worker::result(int err)
 	if (err < 0 || (unsigned)err >= kErrnoSlots)
 		err = kErrnoSlots - 1;
 	sh->errnos[err].fetch_add(1, std::memory_order_relaxed);
+	sh->target_calls[target].fetch_add(1, std::memory_order_relaxed);
+	if (!err)
+		sh->target_ok[target].fetch_add(1, std::memory_order_relaxed);
 }
 
 void Worker::violation(const char *fmt, ...)
