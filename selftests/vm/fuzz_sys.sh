@@ -55,12 +55,26 @@ run_fuzz() {
 	fi
 }
 
+# A case replays its fuzz run when it fits the run's budget (a long case
+# only in long runs); a case with a targeted check (a tool of
+# tools/fuzz/sys) runs that every time.
 for case in "$RDMA_KMOD_SRC"/selftests/fuzz/sys/*.case; do
 	[ -f "$case" ] || continue
+	long_case=0 check_case=""
 	# shellcheck disable=SC1090
 	. "$case"
 	echo "# regression case ${case##*/}: $description"
-	run_fuzz "$seed_case" "$calls_case" "$workers_case" "case ${case##*/}"
+	if [ -n "$check_case" ]; then
+		# shellcheck disable=SC2086
+		if "$RDMA_KMOD_TOOLS"/$check_case; then
+			ok "case ${case##*/}: $check_case"
+		else
+			bad "case ${case##*/}: $check_case"
+		fi
+	fi
+	if [ "$long_case" = 0 ] || [ "$calls" -ge "$calls_case" ]; then
+		run_fuzz "$seed_case" "$calls_case" "$workers_case" "case ${case##*/}"
+	fi
 done
 
 echo "# seed $seed, $calls calls"
