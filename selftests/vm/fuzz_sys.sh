@@ -64,6 +64,8 @@ for case in "$RDMA_KMOD_SRC"/selftests/fuzz/sys/*.case; do
 	# shellcheck disable=SC1090
 	. "$case"
 	echo "# regression case ${case##*/}: $description"
+	# The checks assert our modules' fixes; the stock ones lack them.
+	[ "${RDMA_KMOD_STACK:-ours}" = ours ] || check_case=""
 	if [ -n "$check_case" ]; then
 		# shellcheck disable=SC2086
 		if "$RDMA_KMOD_TOOLS"/$check_case; then
