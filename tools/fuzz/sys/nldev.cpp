@@ -18,6 +18,10 @@
 namespace fz {
 namespace {
 
+// Requests are numbered so that a late answer is never taken for the
+// answer to the next request.
+uint32_t next_seq = 1;
+
 class Msg {
 public:
 	Msg(uint16_t op, uint16_t flags)
@@ -26,8 +30,10 @@ public:
 		auto *h = hdr();
 		h->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op);
 		h->nlmsg_flags = flags;
+		h->nlmsg_seq = next_seq++;
 	}
 	nlmsghdr *hdr() { return (nlmsghdr *)b_.data(); }
+	uint32_t seq() { return hdr()->nlmsg_seq; }
 	void put(uint16_t type, const void *p, size_t len)
 	{
 		size_t at = b_.size();
@@ -60,13 +66,15 @@ int nl_open()
 	return s;
 }
 
-// Reads the answers to one request (until an error/ack, DONE, or a quiet
-// 200 ms); returns the ack's errno (positive), 0 if none came, and calls
-// each(msg) for every data message.
-template <typename F> int nl_collect(int s, F each)
+// Reads the answers to the request numbered seq (until its error/ack,
+// DONE, or a quiet 200 ms; answers to earlier requests that came late are
+// skipped); returns the ack's errno (positive), 0 for DONE or success, -1
+// if the request's end never came, and calls each(msg) for every data
+// message.
+template <typename F> int nl_collect(int s, uint32_t seq, F each)
 {
 	static thread_local uint8_t buf[1 << 16];
-	int err = 0;
+	int err = -1;
 	for (int rounds = 0; rounds < 10000; rounds++) {
 		pollfd p{s, POLLIN, 0};
 		if (poll(&p, 1, 200) <= 0)
@@ -75,6 +83,9 @@ template <typename F> int nl_collect(int s, F each)
 		if (n < 0)
 			return errno == EAGAIN ? err : errno;
 		for (auto *h = (nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != seq)
+				continue;
+			err = 0; // the kernel answered this request
 			if (h->nlmsg_type == NLMSG_DONE)
 				return err;
 			if (h->nlmsg_type == NLMSG_ERROR) {
@@ -117,7 +128,7 @@ std::vector<Link> list_devices(int s)
 	auto &b = m.bytes();
 	if (send(s, b.data(), b.size(), 0) < 0)
 		return out;
-	nl_collect(s, [&](nlmsghdr *h) {
+	nl_collect(s, m.seq(), [&](nlmsghdr *h) {
 		Link l{UINT32_MAX, ""};
 		int len = (int)h->nlmsg_len - NLMSG_HDRLEN;
 		for (auto *a = (nlattr *)((uint8_t *)h + NLMSG_HDRLEN);
@@ -146,7 +157,12 @@ void exchange(Worker &w, int s, uint16_t op, std::vector<uint8_t> &b, bool wellf
 		w.result(errno);
 		return;
 	}
-	int err = nl_collect(s, [](nlmsghdr *) {});
+	int err = nl_collect(s, h->nlmsg_seq, [](nlmsghdr *) {});
+	if (err < 0) {
+		// No end seen in time (a long dump on a loaded machine).
+		w.result(ETIMEDOUT);
+		return;
+	}
 	w.result(err);
 	if (!w.priv && is_admin_op(op) && (h->nlmsg_flags & NLM_F_ACK) && wellformed && err != EPERM)
 		w.violation("nldev: unprivileged op %u got %s, not EPERM", op, err ? strerror(err) : "success");
@@ -329,7 +345,7 @@ unsigned delete_extra_links()
 			del.u32(RDMA_NLDEV_ATTR_DEV_INDEX, d.index);
 			auto &b = del.bytes();
 			if (send(s, b.data(), b.size(), 0) >= 0)
-				nl_collect(s, [](nlmsghdr *) {});
+				nl_collect(s, del.seq(), [](nlmsghdr *) {});
 		}
 		if (!left)
 			break;
