@@ -322,14 +322,18 @@ EXPORT_SYMBOL(ib_uverbs_get_ucontext_file);
  * Destroys the file's objects of one class, newest first. An object that
  * refuses (something made after it still uses it) is tried again after
  * the others; what is left when nothing more goes is leaked with a
- * warning rather than freed under its users.
+ * warning rather than freed under its users. A leaked object keeps its
+ * uobject (and the caller keeps the ucontext): the driver object stays in
+ * restrack, and `rdma res show` reads both through it. Returns how many
+ * objects were leaked.
  */
-static void uverbs_destroy_class(struct ib_uverbs_file *ufile,
+static unsigned int uverbs_destroy_class(struct ib_uverbs_file *ufile,
 				 const struct uverbs_obj_type_class *class,
 				 enum rdma_remove_reason why,
 				 struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uobject *uobj, *tmp;
+	unsigned int leaked = 0;
 	bool progress;
 
 	do {
@@ -351,8 +355,13 @@ static void uverbs_destroy_class(struct ib_uverbs_file *ufile,
 		pr_warn("ib_uverbs: leaking object type %u handle %d\n",
 			uobj->uapi_object->id, uobj->id);
 		class->remove_handle(uobj);
-		uverbs_forget_uobject(uobj);
+		/* Off the file's list, but its reference is never dropped. */
+		spin_lock(&ufile->uobjects_lock);
+		list_del_init(&uobj->list);
+		spin_unlock(&ufile->uobjects_lock);
+		leaked++;
 	}
+	return leaked;
 }
 
 void ib_uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
@@ -360,6 +369,7 @@ void ib_uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
 {
 	struct ib_uverbs_async_event_file *async;
 	struct ib_ucontext *ucontext;
+	unsigned int leaked = 0;
 	struct uverbs_call *call;
 
 	BUILD_BUG_ON(offsetof(struct ib_uevent_object, uobject) != 0);
@@ -379,15 +389,19 @@ void ib_uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
 	if (call) {
 		call->bundle.context = ucontext;
 		/* Objects with handles first: they may use the files. */
-		uverbs_destroy_class(ufile, &uverbs_idr_class, why,
-				     &call->bundle);
-		uverbs_destroy_class(ufile, &uverbs_fd_class, why,
-				     &call->bundle);
+		leaked = uverbs_destroy_class(ufile, &uverbs_idr_class, why,
+					      &call->bundle);
+		leaked += uverbs_destroy_class(ufile, &uverbs_fd_class, why,
+					       &call->bundle);
 	} else {
 		pr_warn("ib_uverbs: no memory to tear down a file's objects\n");
 	}
 
-	if (ucontext) {
+	if (ucontext && leaked) {
+		/* Leaked objects point at it (uobj->context): it stays. */
+		rdma_restrack_del(&ucontext->res);
+		ufile->ucontext = NULL;
+	} else if (ucontext) {
 		rdma_restrack_del(&ucontext->res);
 		if (ufile->ib_dev->ops.dealloc_ucontext)
 			ufile->ib_dev->ops.dealloc_ucontext(ucontext);

@@ -256,6 +256,13 @@ for out in "$run_dir"/vm*; do
 		echo "##### $side guest output"; cat "$out/guest.log" 2>/dev/null
 		echo "##### $side dmesg"; cat "$out/dmesg.txt" 2>/dev/null
 		[ -s "$out/kmemleak.txt" ] && { echo "##### $side kmemleak"; cat "$out/kmemleak.txt"; }
+		# rdma_fuzz_sys's journals (fuzz_sys.sh): the calls that ran last,
+		# which name the culprit if the guest died under the fuzzer.
+		for j in "$out"/fuzz_sys/worker*.journal; do
+			[ -s "$j" ] || continue
+			echo "##### $side fuzz journal ${j##*/} (latest calls)"
+			tr -d '\000' < "$j" | sed 's/ *$//' | grep . | sort -t' ' -k3.2,3n -k1,1n | tail -8
+		done
 	} >> "$log"
 	[ $verbose = 1 ] && cat "$out/guest.log" 2>/dev/null
 	[ $shell = 1 ] && continue

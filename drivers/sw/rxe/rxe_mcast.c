@@ -32,6 +32,13 @@ struct rxe_mcg {
 struct rxe_mca {
 	struct list_head list;
 	struct rxe_qp *qp;
+	/*
+	 * Attaches of this QP to this group not yet undone. The core counts
+	 * every attach that succeeded on the QP (qp->usecnt) and undoes each
+	 * with one detach; userspace may attach one GID under several LIDs
+	 * (LIDs mean nothing on RoCE), so each attach must be undoable.
+	 */
+	unsigned int attached;
 };
 
 void rxe_mcast_init(struct rxe_dev *rxe)
@@ -154,12 +161,16 @@ int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	if (!mca)
 		return -ENOMEM;
 	mca->qp = qp;
+	mca->attached = 1;
 
 	mutex_lock(&rxe->mcg_mutex);
 	mcg = rxe_mcg_find(rxe, mgid);
 	if (mcg) {
-		if (rxe_mca_find(mcg, qp)) {
-			/* already attached: nothing changes */
+		struct rxe_mca *old = rxe_mca_find(mcg, qp);
+
+		if (old) {
+			/* already a member: one more attach to undo */
+			old->attached++;
 			err = 0;
 			goto err_unlock;
 		}
@@ -222,7 +233,9 @@ int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	if (mcg)
 		mca = rxe_mca_find(mcg, qp);
 	if (mca) {
-		rxe_mca_remove(rxe, mcg, mca);
+		/* the QP leaves the group with its last attach */
+		if (!--mca->attached)
+			rxe_mca_remove(rxe, mcg, mca);
 		err = 0;
 	}
 	mutex_unlock(&rxe->mcg_mutex);
