@@ -51,17 +51,16 @@ static void resp_free_pkt(struct sk_buff *skb)
 
 void rxe_resp_queue_pkt(struct rxe_qp *qp, struct sk_buff *skb)
 {
-	struct rxe_pkt_info *pkt = SKB_TO_PKT(skb);
-	bool defer;
-
-	skb_queue_tail(&qp->req_pkts, skb);
-
 	/*
 	 * Read responses can be long: build them on the workqueue rather
 	 * than in the receive softirq. Same if packets are already waiting.
+	 * The mask is read before the skb is queued: from then on the
+	 * responder, running on another CPU, may consume and free it.
 	 */
-	defer = (pkt->mask & RXE_READ_MASK) ||
-		skb_queue_len(&qp->req_pkts) > 1;
+	bool defer = SKB_TO_PKT(skb)->mask & RXE_READ_MASK;
+
+	skb_queue_tail(&qp->req_pkts, skb);
+	defer = defer || skb_queue_len(&qp->req_pkts) > 1;
 	if (defer)
 		rxe_sched_task(&qp->resp.task);
 	else
