@@ -221,7 +221,9 @@ wait_peer() {
 	wpn=0
 	until busybox ping -c 1 -W 1 "$RDMA_KMOD_PEER_IP" >/dev/null 2>&1; do
 		wpn=$((wpn + 1))
-		[ $wpn -lt 60 ] || die "peer $RDMA_KMOD_PEER_IP unreachable"
+		# the debug kernel's side boots and loads its modules slowly
+		[ $wpn -lt $((60 * ${RDMA_KMOD_TIME_FACTOR:-1})) ] ||
+			die "peer $RDMA_KMOD_PEER_IP unreachable"
 	done
 }
 
