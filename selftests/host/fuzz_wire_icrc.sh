@@ -6,6 +6,8 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${RDMA_KMOD_TOOLS:-$top/build/tools}/rdma_fuzz_wire
+# host tests run before make check builds the tools: build them here
+[ -n "${RDMA_KMOD_TOOLS:-}" ] || make -C "$top" -s tools >/dev/null
 [ -x "$bin" ] || { echo "FAIL: $bin missing (make tools)"; exit 1; }
 trap 'rm -f /tmp/fuzz_wire_dump.$$ /tmp/fuzz_wire_dump2.$$' EXIT
 "$bin" --dump --seed 7 --packets 3000 >/tmp/fuzz_wire_dump.$$
