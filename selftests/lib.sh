@@ -242,14 +242,14 @@ step() {
 	else
 		side=client
 		# Until the server listens: a refused TCP connect, a CM reject
-		# 8 (no such service), as each tool words it; longer on a slow
-		# kernel.
+		# 8 (no such service), as each tool words it (rc_soak:
+		# "rdma_connect: Connection refused"); longer on a slow kernel.
 		for _ in $(seq $((10 * ${RDMA_KMOD_TIME_FACTOR:-1}))); do
 			sleep 1
 			timeout "$t" "$@" "$RDMA_KMOD_PEER_IP" >/tmp/step.out 2>&1
 			rc=$?
 			[ $rc = 0 ] && break
-			grep -qiE "connect to|EVENT_REJECTED, error:? 8|Unexpected CM event .* 8\$|EVENT_ADDR_ERROR" \
+			grep -qiE "connect to|rdma_connect: Connection refused|EVENT_REJECTED, error:? 8|Unexpected CM event .* 8\$|EVENT_ADDR_ERROR" \
 				/tmp/step.out || break
 		done
 	fi
