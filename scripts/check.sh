@@ -30,6 +30,12 @@ if [ "$flavour" = debug ]; then
 	run_vm() { scripts/vm/run.sh --kver "$KVER" --kernel-flavour debug "$@"; }
 fi
 passed=0 failed=0 pending=0
+# Where make check's time goes (it should stay well under 45 min): each
+# phase's seconds, and the suites' slowest tests from run.sh's log.
+phase() {
+	echo "time: $1 $((SECONDS - $2)) s"
+	[ -z "${3:-}" ] || grep -h 'slowest: ' "$3" | sed 's/^/time: /'
+}
 count() { # reads PASS:/FAIL:/XFAIL: lines
 	while IFS= read -r line; do
 		echo "$line"
@@ -45,8 +51,9 @@ if [ $host = 1 ]; then
 	for t in selftests/host/*.sh; do
 		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)
+		t0=$SECONDS
 		if KVER=$KVER bash "$t" > "build/host-$name.log" 2>&1; then
-			count <<< "PASS: host/$name"
+			count <<< "PASS: host/$name ($((SECONDS - t0)) s)"
 		else
 			tail -20 "build/host-$name.log"
 			count <<< "FAIL: host/$name (log build/host-$name.log)"
@@ -81,6 +88,7 @@ build_compat() {
 if [ $vm = 1 ]; then
 	[ "$flavour" = stock ] || scripts/debug-kernel/build.sh --print-dir > /dev/null 2>&1 ||
 		echo "building the debug kernel first (an hour or more; log in its cache directory, see $res/build.log)"
+	t0=$SECONDS
 	if ! build_vm > $res/build.log 2>&1; then
 		tail -40 $res/build.log
 		count <<< "FAIL: build (log $res/build.log)"
@@ -92,6 +100,8 @@ if [ $vm = 1 ]; then
 			count <<< "PASS: build (modules W=1 -Werror, tools)"
 			st=build/compat/$KVER/status.txt
 		fi
+		phase build $t0
+		t0=$SECONDS
 		if build_compat && [ -s "$st" ]; then
 			awk -F'\t' '{ r = $3; if (length(r) > 110) r = substr(r, 1, 110) "...";
 				print "compat: " $1 " " $2 (r != "" ? ": " r : "") }' "$st"
@@ -99,20 +109,25 @@ if [ $vm = 1 ]; then
 		else
 			count <<< "FAIL: compat rebuild (log build/compat.log)"
 		fi
+		phase "compat rebuild" $t0
+		t0=$SECONDS
 		if [ -n "$only" ]; then
 			run_vm $only > $res/vm-run.txt 2>&1
 		else
 			run_vm --all > $res/vm-run.txt 2>&1
 		fi
 		rc=$?
+		phase "one-VM suite" $t0 $res/vm-run.txt
 		count < <(grep -E '^(PASS|FAIL|XFAIL|peer: FAIL):' $res/vm-run.txt)
-		grep -v -E '^(PASS|FAIL|XFAIL):' $res/vm-run.txt | tail -30
+		grep -v -E '^(PASS|FAIL|XFAIL):|slowest: ' $res/vm-run.txt | tail -30
 		if [ $rc != 0 ] && ! grep -q -E '^(peer: )?FAIL' $res/vm-run.txt; then
 			count <<< "FAIL: vm run (exit $rc)"
 		fi
 		if ls selftests/vm/twovm-*.sh > /dev/null 2>&1 && [ -z "$only" ]; then
+			t0=$SECONDS
 			run_vm --all --two-vm > $res/vm-run2.txt 2>&1
 			rc=$?
+			phase "two-VM suite, stock peer" $t0 $res/vm-run2.txt
 			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' $res/vm-run2.txt)
 			[ $rc = 0 ] || grep -q -E '^(peer: )?FAIL' $res/vm-run2.txt ||
 				count <<< "FAIL: two-vm run (exit $rc)"
@@ -120,8 +135,10 @@ if [ $vm = 1 ]; then
 		# Ours against ours: the twovm tests whose "# peer-stacks:" line
 		# names ours (RoCE v1 needs our stack on both ends).
 		if grep -qs '^# peer-stacks:.*ours' selftests/vm/twovm-*.sh && [ -z "$only" ]; then
+			t0=$SECONDS
 			run_vm --all --two-vm --peer-stack ours > $res/vm-run3.txt 2>&1
 			rc=$?
+			phase "two-VM suite, peer ours" $t0 $res/vm-run3.txt
 			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' $res/vm-run3.txt |
 				sed 's/^\(PASS\|FAIL\|peer: FAIL\): /&(peer ours) /')
 			[ $rc = 0 ] || grep -q -E '^(peer: )?FAIL' $res/vm-run3.txt ||
@@ -136,5 +153,6 @@ if [ $failed != 0 ] && ls $res/vm-run*.txt >/dev/null 2>&1; then
 	grep -h -E '^(peer: )?FAIL:|^(peer: )?    |^run.sh:' $res/vm-run*.txt | grep -v '^run.sh:.*status 0' | tail -60
 fi
 [ $pending = 0 ] || echo "$pending pending (XFAIL: listed in selftests/vm/PENDING, not counted)"
+echo "time: make check $SECONDS s"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

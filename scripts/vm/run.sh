@@ -288,7 +288,7 @@ for out in "$run_dir"/vm*; do
 	[ "$(cat "$out/rc")" = 0 ] || status=1
 	[ "$side" = vm1 ] && cat "$out/results"
 	[ "$side" = vm1 ] || sed "s/^/peer: /" "$out/results"
-	sort -k2 -n -r "$out/times" 2>/dev/null | head -5 | sed "s/^/$side slowest: /" >> "$log"
+	sort -k2 -n -r "$out/times" 2>/dev/null | head -5 | sed "s/^/$side slowest: /" | tee -a "$log"
 	splats=$(splats "$out/dmesg.txt")
 	if [ -n "$splats" ]; then
 		echo "FAIL: $side kernel splat:"; echo "$splats" | head -20; status=1
