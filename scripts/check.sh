@@ -23,6 +23,9 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p build
 res=build
+# One rebuild of the consumers serves the host tests' trees and ours
+# (scripts/compat/build.sh).
+export RDMA_KMOD_COMPAT_CACHE=${RDMA_KMOD_COMPAT_CACHE-$top/build/compat-cache}
 run_vm() { scripts/vm/run.sh --kver "$KVER" "$@"; }
 if [ "$flavour" = debug ]; then
 	host=0 res=build/debug

@@ -17,6 +17,12 @@
 # when nothing could be tried). The result is reused while the source package,
 # our headers, our Module.symvers and this script are unchanged (--force
 # rebuilds).
+#
+# RDMA_KMOD_COMPAT_CACHE=DIR: results are also kept in DIR by a key that does
+# not depend on where the tree is (symbol CRCs, not paths), so that another
+# tree of the same sources reuses them. make check sets it: its consumers
+# table, DKMS and Debian package tests each rebuild the consumers in a tree of
+# their own, and the three builds are the same one.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -61,13 +67,16 @@ if [ ! -r "$tarball" ]; then
 	exit 0
 fi
 
-# Reuse the last result while nothing it depends on changed.
+# Reuse the last result while nothing it depends on changed. Our symbols by
+# name and CRC, without the module paths, and without the test-only modules'
+# (a DKMS tree has none): the same in every tree.
 stamp() {
 	{
-		stat -c '%n %s %Y' "$tarball"
+		stat -c '%n %s %Y' "$tarball" "$kdir/Module.symvers"
 		echo "$KVER $only"
-		cat "$ours" "$list" "$0"
-		find "$top/include" -type f -name '*.h' | sort | xargs cat
+		awk -F'\t' '$3 !~ /\/selftests\// { print $1, $2, $4 }' "$ours" | sort
+		cat "$list" "$0"
+		(cd "$top" && find include -type f -name '*.h' | sort | xargs cat)
 	} | sha256sum | cut -d' ' -f1
 }
 key=$(stamp)
@@ -76,6 +85,16 @@ if [ $force = 0 ] && [ -s "$status" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "
 	exit 0
 fi
 rm -rf "$out/src" "$out/modules" "$out/logs" "$out/symvers" "$out/stamp"
+cache=${RDMA_KMOD_COMPAT_CACHE:+$RDMA_KMOD_COMPAT_CACHE/$key}
+if [ $force = 0 ] && [ -n "$cache" ] && [ -s "$cache/status.txt" ]; then
+	cp -r "$cache/modules" "$cache/logs" "$cache/symvers" "$out/" &&
+		cp "$cache/status.txt" "$status" && echo "$key" > "$out/stamp" && {
+		log "reused $cache (a build of the same sources, headers and symbols)"
+		log "$(grep -c '	built' "$status") built, $(grep -c '	blocked' "$status") blocked (list: $status)"
+		exit 0
+	}
+	rm -rf "$out/modules" "$out/logs" "$out/symvers"
+fi
 mkdir -p "$out/src" "$out/modules" "$out/logs" "$out/symvers"
 
 # Only what the list names leaves the tarball: whole directories, or for
@@ -155,5 +174,10 @@ consumers | while read -r name dir extra; do
 done
 mv "$status.new" "$status"
 echo "$key" > "$out/stamp"
+# Into the cache whole or not at all (another build may read it meanwhile).
+if [ -n "$cache" ] && mkdir -p "$RDMA_KMOD_COMPAT_CACHE" && tmp=$(mktemp -d "$cache.XXXXXX"); then
+	cp -r "$out/modules" "$out/logs" "$out/symvers" "$status" "$tmp/" &&
+		rm -rf "$cache" && mv "$tmp" "$cache" || rm -rf "$tmp"
+fi
 log "$(grep -c '	built' "$status") built, $(grep -c '	blocked' "$status") blocked (list: $status)"
 exit 0

@@ -40,7 +40,9 @@ in_root() {
 		mount -t proc proc "$root/proc"
 		mount -t sysfs sysfs "$root/sys"
 		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-			DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 sh -eu -c "$cmd"' \
+			DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 \
+			${RDMA_KMOD_COMPAT_CACHE:+RDMA_KMOD_COMPAT_CACHE="$RDMA_KMOD_COMPAT_CACHE"} \
+			sh -eu -c "$cmd"' \
 		in_root "$@"
 }
 
