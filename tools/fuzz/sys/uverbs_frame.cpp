@@ -7,6 +7,17 @@
 
 namespace fz {
 
+UvFrame uv_frame(uint32_t cmd, const char *name, const void *req, size_t len, size_t resp_len)
+{
+	UvFrame f;
+	f.cmd = cmd;
+	f.req.assign((const uint8_t *)req, (const uint8_t *)req + len);
+	f.resp_len = resp_len;
+	f.has_resp = resp_len > 0 && !(cmd & kEx);
+	f.name = name;
+	return f;
+}
+
 void put64(std::vector<uint8_t> &v, size_t off, uint64_t x)
 {
 	if (off + 8 <= v.size())

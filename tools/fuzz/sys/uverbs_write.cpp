@@ -5,174 +5,17 @@
 // destroys) with random field mutations (handles, lengths, in/out words,
 // response pointers), plus extended commands and pure random frames.
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
 
 #include "uverbs_frame.h"
+#include "uverbs_write_qp.h"
 
 namespace fz {
 namespace {
-
-// The command's number and its name for the journal.
-#define UV_CMD(x) IB_USER_VERBS_CMD_##x, #x
-
-template <typename T>
-int call(Worker &w, UvState &s, uint32_t cmd, const char *name, const T &c, size_t resp_len, uint8_t **r)
-{
-	UvFrame f = uv_frame(cmd, name, c, resp_len);
-	return uv_send(w, s, f, r);
-}
-
-template <typename T> int call(Worker &w, UvState &s, uint32_t cmd, const char *name, const T &c, size_t resp_len)
-{
-	uint8_t *r;
-	return call(w, s, cmd, name, c, resp_len, &r);
-}
-
-// A create whose response starts with the new handle (or fd): it joins @into.
-template <typename T, typename H>
-void create(Worker &w, UvState &s, uint32_t cmd, const char *name, const T &c, size_t resp_len,
-	    std::vector<H> &into)
-{
-	uint8_t *r;
-	if (!call(w, s, cmd, name, c, resp_len, &r) && r)
-		into.push_back((H)rd32(r, 0));
-}
-
-// A destroy of a handle picked from @live, which forgets it once it is gone.
-template <typename T>
-void destroy(Worker &w, UvState &s, uint32_t cmd, const char *name, size_t resp_len, __u32 T::*handle,
-	     std::vector<uint32_t> &live)
-{
-	T c{};
-	c.*handle = s.pick(w, live);
-	if (!call(w, s, cmd, name, c, resp_len))
-		s.forget(live, c.*handle);
-}
-
-template <typename T> void append(UvFrame &f, const T &x)
-{
-	f.req.insert(f.req.end(), (const uint8_t *)&x, (const uint8_t *)&x + sizeof(x));
-}
-
-// A post's scatter list: n entries in the second half of scratch.
-void append_sges(Worker &w, UvState &s, UvFrame &f, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		ib_uverbs_sge sg{};
-		sg.addr = (uint64_t)w.mem.scratch() + 16384 + w.rng.below(4096);
-		sg.length = (uint32_t)w.rng.below(4096);
-		sg.lkey = s.lkey.empty() ? 0 : s.lkey[w.rng.below(s.lkey.size())];
-		append(f, sg);
-	}
-}
-
-void fill_dest(Worker &w, ib_uverbs_qp_dest &d)
-{
-	// ::ffff:192.0.2.1, the guest's own address: RoCE loopback.
-	static const uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1};
-	memcpy(d.dgid, gid, 16);
-	d.sgid_index = (uint8_t)w.rng.below(3);
-	d.hop_limit = 64;
-	d.is_global = 1;
-	d.port_num = 1;
-	d.sl = (uint8_t)w.rng.below(2);
-}
-
-void modify_qp(Worker &w, UvState &s)
-{
-	ib_uverbs_modify_qp c{};
-	size_t idx;
-	c.qp_handle = s.pick_qp(w, &idx);
-	uint32_t st = idx != SIZE_MAX ? s.qp[idx].next_state : (uint32_t)w.rng.below(7);
-	if (w.rng.chance(10))
-		st = (uint32_t)w.rng.below(8);
-	c.qp_state = (uint8_t)st;
-	c.attr_mask = 1; // STATE
-	switch (st) {
-	case 1: // INIT
-		c.attr_mask |= 8 | 16 | 32; // access, pkey index, port
-		c.port_num = 1;
-		c.qp_access_flags = (uint32_t)w.rng.below(16);
-		break;
-	case 2: // RTR
-		c.attr_mask |= 128 | 256 | 4096 | 32768 | 131072 | 1048576;
-		fill_dest(w, c.dest);
-		c.path_mtu = (uint8_t)(1 + w.rng.below(5));
-		c.dest_qp_num = idx != SIZE_MAX && w.rng.chance(50) ? s.qp[idx].qpn
-								      : (uint32_t)w.rng.below(0x1000000);
-		c.rq_psn = (uint32_t)w.rng.below(0x1000000);
-		c.max_dest_rd_atomic = (uint8_t)w.rng.below(16);
-		c.min_rnr_timer = (uint8_t)w.rng.below(32);
-		break;
-	case 3: // RTS
-		c.attr_mask |= 512 | 1024 | 2048 | 8192 | 65536;
-		c.timeout = (uint8_t)w.rng.below(32);
-		c.retry_cnt = (uint8_t)w.rng.below(8);
-		c.rnr_retry = (uint8_t)w.rng.below(8);
-		c.sq_psn = (uint32_t)w.rng.below(0x1000000);
-		c.max_rd_atomic = (uint8_t)w.rng.below(16);
-		break;
-	default:
-		break;
-	}
-	if (w.rng.chance(15))
-		c.attr_mask ^= 1u << w.rng.below(26);
-	if (!call(w, s, UV_CMD(MODIFY_QP), c, 0) && idx != SIZE_MAX && idx < s.qp.size())
-		s.qp[idx].next_state = st >= 3 ? (w.rng.chance(50) ? 6 : 0) : st + 1;
-}
-
-void post_send(Worker &w, UvState &s)
-{
-	ib_uverbs_post_send c{};
-	size_t idx;
-	c.qp_handle = s.pick_qp(w, &idx);
-	c.wr_count = (uint32_t)(w.rng.chance(40) ? 0 : w.rng.below(4));
-	c.sge_count = (uint32_t)w.rng.below(4);
-	c.wqe_size = sizeof(ib_uverbs_send_wr);
-	if (w.rng.chance(10))
-		c.wqe_size = (uint32_t)w.rng.interesting();
-	UvFrame f = uv_frame(UV_CMD(POST_SEND), c, sizeof(ib_uverbs_post_send_resp));
-	for (uint32_t i = 0; i < c.wr_count && i < 4; i++) {
-		ib_uverbs_send_wr wr{};
-		wr.wr_id = w.rng.next();
-		wr.num_sge = c.wr_count ? c.sge_count / c.wr_count : 0;
-		wr.opcode = (uint32_t)w.rng.below(12);
-		wr.send_flags = (uint32_t)w.rng.below(32) & ~8u; // never INLINE
-		wr.wr.rdma.remote_addr = (uint64_t)w.mem.scratch() + w.rng.below(4096);
-		wr.wr.rdma.rkey = s.lkey.empty() ? 0 : s.lkey[w.rng.below(s.lkey.size())];
-		if (wr.opcode == IB_UVERBS_WR_SEND || w.rng.chance(20))
-			wr.wr.ud.ah = s.pick(w, s.ah);
-		append(f, wr);
-	}
-	append_sges(w, s, f, c.sge_count < 4 ? c.sge_count : 4);
-	uint8_t *r;
-	uv_send(w, s, f, &r);
-}
-
-void post_recv(Worker &w, UvState &s, bool srq)
-{
-	ib_uverbs_post_recv c{};
-	size_t idx;
-	c.qp_handle = srq ? s.pick(w, s.srq) : s.pick_qp(w, &idx);
-	c.wr_count = (uint32_t)w.rng.below(3);
-	c.sge_count = (uint32_t)w.rng.below(3);
-	c.wqe_size = sizeof(ib_uverbs_recv_wr);
-	if (w.rng.chance(10))
-		c.wqe_size = (uint32_t)w.rng.interesting();
-	UvFrame f = srq ? uv_frame(UV_CMD(POST_SRQ_RECV), c, 4) : uv_frame(UV_CMD(POST_RECV), c, 4);
-	for (uint32_t i = 0; i < c.wr_count; i++) {
-		ib_uverbs_recv_wr wr{};
-		wr.wr_id = w.rng.next();
-		wr.num_sge = c.wr_count ? c.sge_count / c.wr_count : 0;
-		append(f, wr);
-	}
-	append_sges(w, s, f, c.sge_count);
-	uint8_t *r;
-	uv_send(w, s, f, &r);
-}
 
 void random_frame(Worker &w, UvState &s)
 {
@@ -210,7 +53,7 @@ void get_context(Worker &w, UvState &s)
 {
 	ib_uverbs_get_context c{};
 	uint8_t *r;
-	if (!call(w, s, UV_CMD(GET_CONTEXT), c, sizeof(ib_uverbs_get_context_resp), &r)) {
+	if (!uv_call(w, s, UV_CMD(GET_CONTEXT), c, sizeof(ib_uverbs_get_context_resp), &r)) {
 		s.has_ctx = true;
 		if (r)
 			s.fds.push_back((int)rd32(r, 0));
@@ -250,7 +93,7 @@ void rereg_mr(Worker &w, UvState &s)
 	c.hca_va = c.start;
 	c.pd_handle = s.pick(w, s.pd);
 	c.access_flags = (uint32_t)w.rng.below(16);
-	call(w, s, UV_CMD(REREG_MR), c, sizeof(ib_uverbs_rereg_mr_resp));
+	uv_call(w, s, UV_CMD(REREG_MR), c, sizeof(ib_uverbs_rereg_mr_resp));
 }
 
 void create_cq(Worker &w, UvState &s)
@@ -260,7 +103,7 @@ void create_cq(Worker &w, UvState &s)
 	c.cqe = (uint32_t)(w.rng.chance(85) ? 1 + w.rng.below(256) : w.rng.interesting());
 	c.comp_vector = (uint32_t)(w.rng.chance(90) ? 0 : w.rng.interesting());
 	c.comp_channel = w.rng.chance(50) ? -1 : s.pick_fd(w);
-	create(w, s, UV_CMD(CREATE_CQ), c, sizeof(ib_uverbs_create_cq_resp), s.cq);
+	uv_create(w, s, UV_CMD(CREATE_CQ), c, sizeof(ib_uverbs_create_cq_resp), s.cq);
 }
 
 void resize_cq(Worker &w, UvState &s)
@@ -268,7 +111,7 @@ void resize_cq(Worker &w, UvState &s)
 	ib_uverbs_resize_cq c{};
 	c.cq_handle = s.pick(w, s.cq);
 	c.cqe = (uint32_t)(w.rng.chance(80) ? 1 + w.rng.below(512) : w.rng.interesting());
-	call(w, s, UV_CMD(RESIZE_CQ), c, sizeof(ib_uverbs_resize_cq_resp));
+	uv_call(w, s, UV_CMD(RESIZE_CQ), c, sizeof(ib_uverbs_resize_cq_resp));
 }
 
 void poll_cq(Worker &w, UvState &s)
@@ -276,7 +119,7 @@ void poll_cq(Worker &w, UvState &s)
 	ib_uverbs_poll_cq c{};
 	c.cq_handle = s.pick(w, s.cq);
 	c.ne = (uint32_t)(w.rng.chance(80) ? w.rng.below(16) : w.rng.interesting());
-	call(w, s, UV_CMD(POLL_CQ), c, 8);
+	uv_call(w, s, UV_CMD(POLL_CQ), c, 8);
 }
 
 void req_notify_cq(Worker &w, UvState &s)
@@ -284,58 +127,7 @@ void req_notify_cq(Worker &w, UvState &s)
 	ib_uverbs_req_notify_cq c{};
 	c.cq_handle = s.pick(w, s.cq);
 	c.solicited_only = (uint32_t)w.rng.below(3);
-	call(w, s, UV_CMD(REQ_NOTIFY_CQ), c, 0);
-}
-
-void create_qp(Worker &w, UvState &s)
-{
-	ib_uverbs_create_qp c{};
-	c.user_handle = w.rng.next();
-	c.pd_handle = s.pick(w, s.pd);
-	c.send_cq_handle = s.pick(w, s.cq);
-	c.recv_cq_handle = w.rng.chance(70) ? c.send_cq_handle : s.pick(w, s.cq);
-	c.is_srq = w.rng.chance(15);
-	c.srq_handle = c.is_srq ? s.pick(w, s.srq) : 0;
-	c.max_send_wr = (uint32_t)(w.rng.chance(85) ? 1 + w.rng.below(64) : w.rng.interesting());
-	c.max_recv_wr = (uint32_t)(w.rng.chance(85) ? 1 + w.rng.below(64) : w.rng.interesting());
-	c.max_send_sge = (uint32_t)(w.rng.chance(90) ? 1 + w.rng.below(4) : w.rng.interesting());
-	c.max_recv_sge = (uint32_t)(w.rng.chance(90) ? 1 + w.rng.below(4) : w.rng.interesting());
-	c.max_inline_data = (uint32_t)(w.rng.chance(80) ? w.rng.below(128) : w.rng.interesting());
-	c.sq_sig_all = (uint8_t)w.rng.below(2);
-	static const uint8_t types[] = {2, 2, 2, 3, 4, 4, 8, 9, 10, 0xff, 0, 1, 7};
-	c.qp_type = w.rng.pick(types);
-	uint8_t *r;
-	int err = call(w, s, UV_CMD(CREATE_QP), c, sizeof(ib_uverbs_create_qp_resp), &r);
-	if (!err && r)
-		s.qp.push_back({rd32(r, 0), rd32(r, 4), 1});
-	// Upstream needs CAP_NET_RAW for a raw packet QP, before the
-	// handles are even looked up.
-	if (!w.priv && c.qp_type == 8 && !err)
-		w.violation("unprivileged CREATE_QP of a RAW_PACKET QP succeeded");
-}
-
-void query_qp(Worker &w, UvState &s)
-{
-	ib_uverbs_query_qp c{};
-	size_t idx;
-	c.qp_handle = s.pick_qp(w, &idx);
-	c.attr_mask = (uint32_t)(w.rng.chance(80) ? w.rng.below(1u << 21) : w.rng.next());
-	call(w, s, UV_CMD(QUERY_QP), c, sizeof(ib_uverbs_query_qp_resp));
-}
-
-void destroy_qp(Worker &w, UvState &s)
-{
-	ib_uverbs_destroy_qp c{};
-	size_t idx;
-	c.qp_handle = s.pick_qp(w, &idx);
-	if (call(w, s, UV_CMD(DESTROY_QP), c, sizeof(ib_uverbs_destroy_qp_resp)))
-		return;
-	for (size_t i = 0; i < s.qp.size(); i++)
-		if (s.qp[i].handle == c.qp_handle) {
-			s.dead.push_back(c.qp_handle);
-			s.qp.erase(s.qp.begin() + i);
-			break;
-		}
+	uv_call(w, s, UV_CMD(REQ_NOTIFY_CQ), c, 0);
 }
 
 void create_srq(Worker &w, UvState &s)
@@ -346,7 +138,7 @@ void create_srq(Worker &w, UvState &s)
 	c.max_wr = (uint32_t)(w.rng.chance(85) ? 1 + w.rng.below(64) : w.rng.interesting());
 	c.max_sge = (uint32_t)(w.rng.chance(85) ? 1 + w.rng.below(4) : w.rng.interesting());
 	c.srq_limit = (uint32_t)w.rng.below(8);
-	create(w, s, UV_CMD(CREATE_SRQ), c, sizeof(ib_uverbs_create_srq_resp), s.srq);
+	uv_create(w, s, UV_CMD(CREATE_SRQ), c, sizeof(ib_uverbs_create_srq_resp), s.srq);
 }
 
 void modify_srq(Worker &w, UvState &s)
@@ -368,22 +160,7 @@ void query_srq(Worker &w, UvState &s)
 {
 	ib_uverbs_query_srq c{};
 	c.srq_handle = s.pick(w, s.srq);
-	call(w, s, UV_CMD(QUERY_SRQ), c, sizeof(ib_uverbs_query_srq_resp));
-}
-
-void create_ah(Worker &w, UvState &s)
-{
-	ib_uverbs_create_ah c{};
-	c.user_handle = w.rng.next();
-	c.pd_handle = s.pick(w, s.pd);
-	ib_uverbs_qp_dest d{};
-	fill_dest(w, d);
-	memcpy(c.attr.grh.dgid, d.dgid, 16);
-	c.attr.grh.sgid_index = d.sgid_index;
-	c.attr.grh.hop_limit = 64;
-	c.attr.is_global = w.rng.chance(90);
-	c.attr.port_num = (uint8_t)(w.rng.chance(90) ? 1 : w.rng.below(256));
-	create(w, s, UV_CMD(CREATE_AH), c, sizeof(ib_uverbs_create_ah_resp), s.ah);
+	uv_call(w, s, UV_CMD(QUERY_SRQ), c, sizeof(ib_uverbs_query_srq_resp));
 }
 
 void alloc_mw(Worker &w, UvState &s)
@@ -391,29 +168,14 @@ void alloc_mw(Worker &w, UvState &s)
 	ib_uverbs_alloc_mw c{};
 	c.pd_handle = s.pick(w, s.pd);
 	c.mw_type = (uint8_t)w.rng.below(4);
-	create(w, s, UV_CMD(ALLOC_MW), c, sizeof(ib_uverbs_alloc_mw_resp), s.mw);
-}
-
-void mcast(Worker &w, UvState &s)
-{
-	ib_uverbs_attach_mcast c{};
-	size_t idx;
-	c.gid[0] = 0xff;
-	c.gid[1] = 0x0e;
-	c.gid[15] = (uint8_t)w.rng.below(4);
-	c.qp_handle = s.pick_qp(w, &idx);
-	c.mlid = (uint16_t)w.rng.below(4);
-	if (w.rng.chance(60))
-		call(w, s, UV_CMD(ATTACH_MCAST), c, 0);
-	else
-		call(w, s, UV_CMD(DETACH_MCAST), c, 0);
+	uv_create(w, s, UV_CMD(ALLOC_MW), c, sizeof(ib_uverbs_alloc_mw_resp), s.mw);
 }
 
 void query_port(Worker &w, UvState &s)
 {
 	ib_uverbs_query_port c{};
 	c.port_num = (uint8_t)(w.rng.chance(80) ? 1 : w.rng.below(256));
-	call(w, s, UV_CMD(QUERY_PORT), c, sizeof(ib_uverbs_query_port_resp));
+	uv_call(w, s, UV_CMD(QUERY_PORT), c, sizeof(ib_uverbs_query_port_resp));
 }
 
 // Extended commands, the core request random past a sane head.
@@ -449,87 +211,77 @@ void ex_command(Worker &w, UvState &s)
 		s.cq.push_back(rd32(r, 0));
 }
 
+void alloc_pd(Worker &w, UvState &s)
+{
+	uv_create(w, s, UV_CMD(ALLOC_PD), ib_uverbs_alloc_pd{}, 4, s.pd);
+}
+
+void create_comp_channel(Worker &w, UvState &s)
+{
+	uv_create(w, s, UV_CMD(CREATE_COMP_CHANNEL), ib_uverbs_create_comp_channel{}, 4, s.fds);
+}
+
+void query_device(Worker &w, UvState &s)
+{
+	uv_call(w, s, UV_CMD(QUERY_DEVICE), ib_uverbs_query_device{}, sizeof(ib_uverbs_query_device_resp));
+}
+
+// The plain destroys: a handle picked from a list, which forgets it once it
+// is gone.
+struct Destroy {
+	uint32_t cmd;
+	const char *name;
+	size_t size, handle_at, resp_len;
+	std::vector<uint32_t> UvState::*live;
+};
+
+#define UV_DESTROY(x, type, field, resp_len, live) \
+	{ UV_CMD(x), sizeof(ib_uverbs_##type), offsetof(ib_uverbs_##type, field), resp_len, &UvState::live }
+
+enum { kDeallocPd, kDeregMr, kDestroyCq, kDestroySrq, kDestroyAh, kDeallocMw };
+const Destroy kDestroys[] = {
+	UV_DESTROY(DEALLOC_PD, dealloc_pd, pd_handle, 0, pd),
+	UV_DESTROY(DEREG_MR, dereg_mr, mr_handle, 0, mr),
+	UV_DESTROY(DESTROY_CQ, destroy_cq, cq_handle, sizeof(ib_uverbs_destroy_cq_resp), cq),
+	UV_DESTROY(DESTROY_SRQ, destroy_srq, srq_handle, sizeof(ib_uverbs_destroy_srq_resp), srq),
+	UV_DESTROY(DESTROY_AH, destroy_ah, ah_handle, 0, ah),
+	UV_DESTROY(DEALLOC_MW, dealloc_mw, mw_handle, 0, mw),
+};
+
+template <unsigned I> void destroy(Worker &w, UvState &s)
+{
+	const Destroy &d = kDestroys[I];
+	std::vector<uint32_t> &live = s.*d.live;
+	std::vector<uint8_t> req(d.size);
+	uint32_t h = s.pick(w, live);
+	memcpy(&req[d.handle_at], &h, 4);
+	UvFrame f = uv_frame(d.cmd, d.name, req.data(), req.size(), d.resp_len);
+	uint8_t *r;
+	if (!uv_send(w, s, f, &r))
+		s.forget(live, h);
+}
+
+// The op numbers one_call draws from; a command listed n times is made n
+// times as often. Past the table: a random frame.
+using Op = void (*)(Worker &, UvState &);
+const Op kOps[] = {
+	get_context, alloc_pd, alloc_pd, destroy<kDeallocPd>, reg_mr, reg_mr, rereg_mr, destroy<kDeregMr>,
+	create_comp_channel, create_cq, create_cq, resize_cq, destroy<kDestroyCq>, poll_cq, req_notify_cq,
+	uvw::create_qp, uvw::create_qp, uvw::create_qp, uvw::query_qp, uvw::modify_qp, uvw::modify_qp,
+	uvw::modify_qp, uvw::destroy_qp, uvw::post_send, uvw::post_send, uvw::post_qp_recv, create_srq,
+	modify_srq, query_srq, destroy<kDestroySrq>, uvw::create_ah, destroy<kDestroyAh>, alloc_mw,
+	destroy<kDeallocMw>, uvw::mcast, query_port, query_device, ex_command, uvw::post_srq_recv,
+};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == 39, "op numbers are part of the replay");
+
 } // namespace
 
 void uv_write_op(Worker &w, UvState &s, unsigned op)
 {
-	switch (op) {
-	case 0:
-		return get_context(w, s);
-	case 1:
-	case 2:
-		return create(w, s, UV_CMD(ALLOC_PD), ib_uverbs_alloc_pd{}, 4, s.pd);
-	case 3:
-		return destroy(w, s, UV_CMD(DEALLOC_PD), 0, &ib_uverbs_dealloc_pd::pd_handle, s.pd);
-	case 4:
-	case 5:
-		return reg_mr(w, s);
-	case 6:
-		return rereg_mr(w, s);
-	case 7:
-		return destroy(w, s, UV_CMD(DEREG_MR), 0, &ib_uverbs_dereg_mr::mr_handle, s.mr);
-	case 8:
-		return create(w, s, UV_CMD(CREATE_COMP_CHANNEL), ib_uverbs_create_comp_channel{}, 4, s.fds);
-	case 9:
-	case 10:
-		return create_cq(w, s);
-	case 11:
-		return resize_cq(w, s);
-	case 12:
-		return destroy(w, s, UV_CMD(DESTROY_CQ), sizeof(ib_uverbs_destroy_cq_resp),
-			       &ib_uverbs_destroy_cq::cq_handle, s.cq);
-	case 13:
-		return poll_cq(w, s);
-	case 14:
-		return req_notify_cq(w, s);
-	case 15:
-	case 16:
-	case 17:
-		return create_qp(w, s);
-	case 18:
-		return query_qp(w, s);
-	case 19:
-	case 20:
-	case 21:
-		return modify_qp(w, s);
-	case 22:
-		return destroy_qp(w, s);
-	case 23:
-	case 24:
-		return post_send(w, s);
-	case 25:
-		return post_recv(w, s, false);
-	case 26:
-		return create_srq(w, s);
-	case 27:
-		return modify_srq(w, s);
-	case 28:
-		return query_srq(w, s);
-	case 29:
-		return destroy(w, s, UV_CMD(DESTROY_SRQ), sizeof(ib_uverbs_destroy_srq_resp),
-			       &ib_uverbs_destroy_srq::srq_handle, s.srq);
-	case 30:
-		return create_ah(w, s);
-	case 31:
-		return destroy(w, s, UV_CMD(DESTROY_AH), 0, &ib_uverbs_destroy_ah::ah_handle, s.ah);
-	case 32:
-		return alloc_mw(w, s);
-	case 33:
-		return destroy(w, s, UV_CMD(DEALLOC_MW), 0, &ib_uverbs_dealloc_mw::mw_handle, s.mw);
-	case 34:
-		return mcast(w, s);
-	case 35:
-		return query_port(w, s);
-	case 36:
-		call(w, s, UV_CMD(QUERY_DEVICE), ib_uverbs_query_device{}, sizeof(ib_uverbs_query_device_resp));
-		return;
-	case 37:
-		return ex_command(w, s);
-	case 38:
-		return post_recv(w, s, true);
-	default:
-		return random_frame(w, s);
-	}
+	if (op < sizeof(kOps) / sizeof(kOps[0]))
+		kOps[op](w, s);
+	else
+		random_frame(w, s);
 }
 
 namespace {
