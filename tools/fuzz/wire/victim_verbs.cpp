@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "victim_verbs.h"
+
+namespace fw {
+
+bool VictimVerbs::open(ibv_context *ctx, int cqe)
+{
+	pd_ = ibv_alloc_pd(ctx);
+	cq_ = pd_ ? ibv_create_cq(ctx, cqe, nullptr, nullptr, 0) : nullptr;
+	return cq_ != nullptr;
+}
+
+ibv_mr *VictimVerbs::reg(Arena &arena, size_t w, int access)
+{
+	ibv_mr *m = ibv_reg_mr(pd_, arena.at(w), arena.len(w), access);
+
+	if (m)
+		mrs_.push_back(m);
+	return m;
+}
+
+void VictimVerbs::recv_ring(Arena &arena, size_t w, uint32_t slot_len, unsigned slots, ibv_mr *mr)
+{
+	ring_ = arena.at(w);
+	slot_len_ = slot_len;
+	slots_ = slots;
+	ring_lkey_ = mr->lkey;
+}
+
+void VictimVerbs::refill(ibv_qp *qp, int &posted, int want)
+{
+	while (posted < want) {
+		ibv_sge sge = {};
+		ibv_recv_wr wr = {}, *bad = nullptr;
+
+		sge.addr = reinterpret_cast<uintptr_t>(ring_ + (next_slot_++ % slots_) * slot_len_);
+		sge.length = slot_len_;
+		sge.lkey = ring_lkey_;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		if (ibv_post_recv(qp, &wr, &bad))
+			return;
+		posted++;
+	}
+}
+
+ibv_qp_init_attr VictimVerbs::qp_attr(ibv_qp_type type, int recv_wr) const
+{
+	ibv_qp_init_attr ia = {};
+
+	ia.send_cq = cq_;
+	ia.recv_cq = cq_;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = recv_wr;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	return ia;
+}
+
+void VictimVerbs::release()
+{
+	for (ibv_mr *m : mrs_)
+		ibv_dereg_mr(m);
+	mrs_.clear();
+	if (cq_)
+		ibv_destroy_cq(cq_);
+	if (pd_)
+		ibv_dealloc_pd(pd_);
+	cq_ = nullptr;
+	pd_ = nullptr;
+}
+
+void describe_mr(Info &info, const std::string &prefix, const char *key_name, const ibv_mr *m)
+{
+	info[prefix + "_va"] = reinterpret_cast<uintptr_t>(m->addr);
+	info[prefix + "_" + key_name] = m->rkey;
+	info[prefix + "_len"] = m->length;
+}
+
+ibv_sge sge_of(const void *addr, uint32_t len, const ibv_mr *mr)
+{
+	ibv_sge s = {};
+
+	s.addr = reinterpret_cast<uintptr_t>(addr);
+	s.length = len;
+	s.lkey = mr->lkey;
+	return s;
+}
+
+} // namespace fw
