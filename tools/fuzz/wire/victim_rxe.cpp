@@ -31,10 +31,7 @@ ibv_qp_state state_of(ibv_qp *qp)
 void RxeTargets::plan(Arena &arena)
 {
 	arena_ = &arena;
-	w_rw_ = arena.add("rxe_rw", kWin, true);
-	w_ro_ = arena.add("rxe_ro", kWin, false);
-	w_none_ = arena.add("rxe_none", kWin, false);
-	w_recv_ = arena.add("rxe_recv", kSlot * kSlots, true);
+	verbs_.plan(arena, "rxe", kWin, kSlot, kSlots);
 	w_sink_ = arena.add("rxe_read_sink", kWin, true);
 }
 
@@ -124,15 +121,12 @@ bool RxeTargets::setup(const RxeConfig &cfg, Arena &arena, std::string &err)
 		return err = "open " + cfg.dev, false;
 	if (!verbs_.open(ctx_, 512))
 		return err = "pd/cq", false;
-	mr_rw_ = verbs_.reg(arena, w_rw_, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-	mr_ro_ = verbs_.reg(arena, w_ro_, IBV_ACCESS_REMOTE_READ);
-	mr_none_ = verbs_.reg(arena, w_none_, 0);
-	mr_recv_ = verbs_.reg(arena, w_recv_, IBV_ACCESS_LOCAL_WRITE);
-	mr_sink_ = verbs_.reg(arena, w_sink_, IBV_ACCESS_LOCAL_WRITE);
-	if (!mr_rw_ || !mr_ro_ || !mr_none_ || !mr_recv_ || !mr_sink_)
+	if (!verbs_.reg_target_mrs(arena, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC))
 		return err = "ibv_reg_mr", false;
-	verbs_.recv_ring(arena, w_recv_, kSlot, kSlots, mr_recv_);
+	mr_sink_ = verbs_.reg(arena, w_sink_, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr_sink_)
+		return err = "ibv_reg_mr", false;
 
 	if (!make_qp(a_, IBV_QPT_RC, cfg.gid_index, cfg.psn_a) ||
 	    !make_qp(b_, IBV_QPT_RC, cfg.gid_index, cfg.psn_b) ||
@@ -159,10 +153,7 @@ void RxeTargets::describe(Info &info) const
 	info["psn_b"] = cfg_.psn_b;
 	info["dest_qpn"] = cfg_.dest_qpn;
 	info["qkey"] = cfg_.qkey;
-	describe_mr(info, "rw", "rkey", mr_rw_);
-	describe_mr(info, "ro", "rkey", mr_ro_);
-	describe_mr(info, "no", "rkey", mr_none_);
-	describe_mr(info, "recv", "rkey", mr_recv_);
+	verbs_.describe(info, "", "rkey");
 }
 
 // QP B: an RDMA READ into the sink and a SEND, so ACKs and read responses
@@ -172,7 +163,7 @@ void RxeTargets::keep_busy(Qp &q)
 	if (q.outstanding)
 		return;
 	ibv_sge rs = sge_of(arena_->at(w_sink_) + 1024, 512, mr_sink_);
-	ibv_sge ss = sge_of(arena_->at(w_ro_), 64, mr_ro_);
+	ibv_sge ss = sge_of(verbs_.ro_buf(*arena_), 64, verbs_.mrs().ro);
 	ibv_send_wr rd = {}, sd = {}, *bad = nullptr;
 
 	for (ibv_send_wr *wr : { &rd, &sd }) {

@@ -60,11 +60,10 @@ private:
 
 	RxeConfig cfg_;
 	Arena *arena_ = nullptr;
-	size_t w_rw_ = 0, w_ro_ = 0, w_none_ = 0, w_recv_ = 0, w_sink_ = 0;
+	size_t w_sink_ = 0;
 	ibv_context *ctx_ = nullptr;
 	VictimVerbs verbs_;
-	ibv_mr *mr_rw_ = nullptr, *mr_ro_ = nullptr, *mr_none_ = nullptr;
-	ibv_mr *mr_recv_ = nullptr, *mr_sink_ = nullptr;
+	ibv_mr *mr_sink_ = nullptr;
 	Qp a_, b_, v1_, ud_;
 	std::chrono::steady_clock::time_point last_cycle_{};
 	unsigned long wc_ok_ = 0, wc_err_ = 0, recv_ok_ = 0;

@@ -20,11 +20,7 @@ constexpr int kRecvPerQp = 8;
 
 void SiwTargets::plan(Arena &arena)
 {
-	arena_ = &arena;
-	w_rw_ = arena.add("siw_rw", kWin, true);
-	w_ro_ = arena.add("siw_ro", kWin, false);
-	w_none_ = arena.add("siw_none", kWin, false);
-	w_recv_ = arena.add("siw_recv", kSlot * kSlots, true);
+	verbs_.plan(arena, "siw", kWin, kSlot, kSlots);
 }
 
 bool SiwTargets::setup(const std::string &dev, uint16_t port, Arena &arena, std::string &err)
@@ -42,14 +38,9 @@ bool SiwTargets::setup(const std::string &dev, uint16_t port, Arena &arena, std:
 		return err = "no rdma_cm device " + dev, false;
 	if (!verbs_.open(ctx_, 1024))
 		return err = "siw pd/cq", false;
-	mr_rw_ = verbs_.reg(arena, w_rw_, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ);
-	mr_ro_ = verbs_.reg(arena, w_ro_, IBV_ACCESS_REMOTE_READ);
-	mr_none_ = verbs_.reg(arena, w_none_, 0);
-	mr_recv_ = verbs_.reg(arena, w_recv_, IBV_ACCESS_LOCAL_WRITE);
-	if (!mr_rw_ || !mr_ro_ || !mr_none_ || !mr_recv_)
+	if (!verbs_.reg_target_mrs(arena, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ))
 		return err = "siw ibv_reg_mr", false;
-	verbs_.recv_ring(arena, w_recv_, kSlot, kSlots, mr_recv_);
 
 	ch_ = rdma_create_event_channel();
 	if (!ch_ || rdma_create_id(ch_, &listen_, nullptr, RDMA_PS_TCP))
@@ -67,10 +58,7 @@ bool SiwTargets::setup(const std::string &dev, uint16_t port, Arena &arena, std:
 void SiwTargets::describe(Info &info) const
 {
 	info["siw_port"] = port_;
-	describe_mr(info, "siw_rw", "stag", mr_rw_);
-	describe_mr(info, "siw_ro", "stag", mr_ro_);
-	describe_mr(info, "siw_no", "stag", mr_none_);
-	describe_mr(info, "siw_recv", "stag", mr_recv_);
+	verbs_.describe(info, "siw_", "stag");
 }
 
 void SiwTargets::accept(rdma_cm_id *id)

@@ -36,14 +36,11 @@ private:
 	void accept(rdma_cm_id *id);
 	void drop(rdma_cm_id *id);
 
-	Arena *arena_ = nullptr;
-	size_t w_rw_ = 0, w_ro_ = 0, w_none_ = 0, w_recv_ = 0;
 	uint16_t port_ = 0;
 	rdma_event_channel *ch_ = nullptr;
 	rdma_cm_id *listen_ = nullptr;
 	ibv_context *ctx_ = nullptr;
 	VictimVerbs verbs_;
-	ibv_mr *mr_rw_ = nullptr, *mr_ro_ = nullptr, *mr_none_ = nullptr, *mr_recv_ = nullptr;
 	std::map<uint32_t, rdma_cm_id *> by_qpn_;
 	std::map<rdma_cm_id *, int> posted_;
 	unsigned long requests_ = 0, established_ = 0, accept_fail_ = 0, ended_ = 0;

@@ -3,6 +3,17 @@
 
 namespace fw {
 
+void VictimVerbs::plan(Arena &arena, const std::string &prefix, size_t win_len, uint32_t slot_len,
+		       unsigned slots)
+{
+	w_rw_ = arena.add(prefix + "_rw", win_len, true);
+	w_ro_ = arena.add(prefix + "_ro", win_len, false);
+	w_none_ = arena.add(prefix + "_none", win_len, false);
+	w_recv_ = arena.add(prefix + "_recv", size_t(slot_len) * slots, true);
+	slot_len_ = slot_len;
+	slots_ = slots;
+}
+
 bool VictimVerbs::open(ibv_context *ctx, int cqe)
 {
 	pd_ = ibv_alloc_pd(ctx);
@@ -15,16 +26,18 @@ ibv_mr *VictimVerbs::reg(Arena &arena, size_t w, int access)
 	ibv_mr *m = ibv_reg_mr(pd_, arena.at(w), arena.len(w), access);
 
 	if (m)
-		mrs_.push_back(m);
+		all_mrs_.push_back(m);
 	return m;
 }
 
-void VictimVerbs::recv_ring(Arena &arena, size_t w, uint32_t slot_len, unsigned slots, ibv_mr *mr)
+bool VictimVerbs::reg_target_mrs(Arena &arena, int rw_access)
 {
-	ring_ = arena.at(w);
-	slot_len_ = slot_len;
-	slots_ = slots;
-	ring_lkey_ = mr->lkey;
+	mrs_.rw = reg(arena, w_rw_, rw_access);
+	mrs_.ro = reg(arena, w_ro_, IBV_ACCESS_REMOTE_READ);
+	mrs_.none = reg(arena, w_none_, 0);
+	mrs_.recv = reg(arena, w_recv_, IBV_ACCESS_LOCAL_WRITE);
+	ring_ = arena.at(w_recv_);
+	return mrs_.rw && mrs_.ro && mrs_.none && mrs_.recv;
 }
 
 void VictimVerbs::refill(ibv_qp *qp, int &posted, int want)
@@ -35,7 +48,7 @@ void VictimVerbs::refill(ibv_qp *qp, int &posted, int want)
 
 		sge.addr = reinterpret_cast<uintptr_t>(ring_ + (next_slot_++ % slots_) * slot_len_);
 		sge.length = slot_len_;
-		sge.lkey = ring_lkey_;
+		sge.lkey = mrs_.recv->lkey;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		if (ibv_post_recv(qp, &wr, &bad))
@@ -60,9 +73,10 @@ ibv_qp_init_attr VictimVerbs::qp_attr(ibv_qp_type type, int recv_wr) const
 
 void VictimVerbs::release()
 {
-	for (ibv_mr *m : mrs_)
+	for (ibv_mr *m : all_mrs_)
 		ibv_dereg_mr(m);
-	mrs_.clear();
+	all_mrs_.clear();
+	mrs_ = {};
 	if (cq_)
 		ibv_destroy_cq(cq_);
 	if (pd_)
@@ -71,11 +85,17 @@ void VictimVerbs::release()
 	pd_ = nullptr;
 }
 
-void describe_mr(Info &info, const std::string &prefix, const char *key_name, const ibv_mr *m)
+void VictimVerbs::describe(Info &info, const std::string &prefix, const char *key_name) const
 {
-	info[prefix + "_va"] = reinterpret_cast<uintptr_t>(m->addr);
-	info[prefix + "_" + key_name] = m->rkey;
-	info[prefix + "_len"] = m->length;
+	const std::pair<const char *, const ibv_mr *> mrs[] = {
+		{ "rw", mrs_.rw }, { "ro", mrs_.ro }, { "no", mrs_.none }, { "recv", mrs_.recv }
+	};
+
+	for (const auto &[name, m] : mrs) {
+		info[prefix + name + "_va"] = reinterpret_cast<uintptr_t>(m->addr);
+		info[prefix + name + "_" + key_name] = m->rkey;
+		info[prefix + name + "_len"] = m->length;
+	}
 }
 
 ibv_sge sge_of(const void *addr, uint32_t len, const ibv_mr *mr)
