@@ -51,7 +51,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 			bad "attacker $name: seed $s start $st packets $n"
 			grep -v progress /tmp/fw.out | tail -20
 			echo "  journal (last packets): /tmp/fuzz_wire.journal"
-			tail -8 /tmp/fuzz_wire.journal 2>/dev/null | cut -c1-200
+			sort -n /tmp/fuzz_wire.journal 2>/dev/null | tail -8 | cut -c1-200
 		fi
 		grep '^fuzz_wire: seed' /tmp/fw.out
 	done </tmp/fw.runs

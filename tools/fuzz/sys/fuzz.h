@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "journal.h"
-#include "rng.h"
+#include "common/journal.h"
+#include "common/rng.h"
 #include "safe_mem.h"
 
 namespace fz {
@@ -38,6 +38,8 @@ struct Config {
 constexpr unsigned kMaxWorkers = 64;
 constexpr unsigned kErrnoSlots = 160;
 constexpr unsigned kTargets = 7;
+// A worker's journal: its latest calls, one line of this size each.
+constexpr unsigned kJournalSlots = 64, kJournalSlotSize = 160;
 
 // Lives in a MAP_SHARED page: the parent reads what the workers count.
 struct Shared {
@@ -66,10 +68,9 @@ public:
 	Shared *sh;
 	unsigned wid, respawn;
 	bool priv;
-	Rng rng;
-	Journal journal;
+	fuzz::Rng rng;
+	fuzz::Journal journal{ kJournalSlots, kJournalSlotSize };
 	SafeMem mem;
-	uint64_t seq = 0;
 	unsigned target = 0; // the running target, for per-target counts
 };
 

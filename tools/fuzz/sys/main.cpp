@@ -119,7 +119,9 @@ bool drop_privileges()
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	Worker w(cfg, sh, wid, respawn, priv);
-	if (!w.journal.open(cfg.journal_dir, wid))
+	// No truncation: a respawned worker goes on in its predecessor's ring.
+	if (!cfg.journal_dir.empty() &&
+	    !w.journal.open(cfg.journal_dir + "/worker" + std::to_string(wid) + ".journal", false))
 		fprintf(stderr, "fuzz_sys: worker %u: no journal in %s: %s\n", wid, cfg.journal_dir.c_str(),
 			strerror(errno));
 	if (!w.mem.init()) {
@@ -265,7 +267,7 @@ int main(int argc, char **argv)
 	}
 
 	// The parent's own decisions (whom to kill, when) have their own stream.
-	Rng prng(derive_seed(cfg.seed, 0xffff, 0));
+	fuzz::Rng prng(fuzz::derive_seed(cfg.seed, 0xffff, 0));
 	uint64_t kills = 0, next_kill = cfg.calls / 20 + 1 + prng.below(cfg.calls / 10 + 1);
 	uint64_t next_report = cfg.calls / 10;
 	unsigned stall_limit = 60;

@@ -18,7 +18,7 @@ bool SafeMem::init()
 	return true;
 }
 
-uint64_t SafeMem::any_ptr(Rng &r, size_t len)
+uint64_t SafeMem::any_ptr(fuzz::Rng &r, size_t len)
 {
 	switch (r.below(10)) {
 	case 0:
@@ -43,7 +43,7 @@ uint64_t SafeMem::any_ptr(Rng &r, size_t len)
 	}
 }
 
-uint64_t SafeMem::mr_buf(Rng &r, uint64_t *len)
+uint64_t SafeMem::mr_buf(fuzz::Rng &r, uint64_t *len)
 {
 	const uint64_t lo = 16 * 1024;
 	uint64_t off = lo + r.below(kScratch - lo);

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "rng.h"
+#include "common/rng.h"
 
 namespace fz {
 
@@ -25,10 +25,10 @@ public:
 	// A response buffer of len bytes in scratch (the first 16 KiB).
 	uint8_t *resp(size_t slot) const { return base_ + slot * 1024; }
 	// Any of the safe values; len is what the kernel may write there.
-	uint64_t any_ptr(Rng &r, size_t len);
+	uint64_t any_ptr(fuzz::Rng &r, size_t len);
 	// A real buffer for memory registration: inside scratch past the
 	// response area.
-	uint64_t mr_buf(Rng &r, uint64_t *len);
+	uint64_t mr_buf(fuzz::Rng &r, uint64_t *len);
 
 private:
 	uint8_t *base_ = nullptr;

@@ -69,8 +69,11 @@ size_t addr(Worker &w, void *out, size_t room)
 	return (size_t)w.rng.below(room + 1);
 }
 
-template <typename T> int send(Worker &w, Ucm &u, uint32_t cmd, T &req, size_t resp_len, int resp_off,
-			       const char *name, uint8_t **resp)
+// Sends the command struct @req, mutated or not; resp_off is where its
+// response pointer goes (-1: none). Returns 0 or errno and points *resp at
+// the response when it can be trusted.
+template <typename T>
+int send(Worker &w, Ucm &u, uint32_t cmd, const char *name, T &req, size_t resp_len, int resp_off, uint8_t **resp)
 {
 	*resp = nullptr;
 	uint8_t *rbuf = w.mem.resp(w.rng.below(8));
@@ -128,200 +131,234 @@ template <typename T> int send(Worker &w, Ucm &u, uint32_t cmd, T &req, size_t r
 	return err;
 }
 
-void one_call(Worker &w, Ucm &u)
+template <typename T> int send(Worker &w, Ucm &u, uint32_t cmd, const char *name, T &req, size_t resp_len, int resp_off)
 {
 	uint8_t *r;
+	return send(w, u, cmd, name, req, resp_len, resp_off, &r);
+}
+
+// The command's number and its name for the journal: UCM_CMD(LISTEN).
+#define UCM_CMD(x) RDMA_USER_CM_CMD_##x, #x
+
+// A command struct for the id field first: a live, dead or odd id.
+template <typename T> T with_id(Worker &w, Ucm &u)
+{
+	T c{};
+	c.id = u.id(w);
+	return c;
+}
+
+void ucm_create_id(Worker &w, Ucm &u)
+{
+	uint8_t *r;
+	rdma_ucm_create_id c{};
+	c.uid = w.rng.next();
+	static const uint16_t ps[] = {RDMA_PS_TCP, RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IPOIB, RDMA_PS_IB, 0, 0xffff};
+	c.ps = w.rng.pick(ps);
+	c.qp_type = (uint8_t)(w.rng.chance(80) ? 2 : w.rng.below(12));
+	if (!send(w, u, UCM_CMD(CREATE_ID), c, 4, 8, &r) && r)
+		u.ids.push_back(*(uint32_t *)r);
+}
+
+void ucm_destroy_id(Worker &w, Ucm &u)
+{
+	uint8_t *r;
+	auto c = with_id<rdma_ucm_destroy_id>(w, u);
+	if (!send(w, u, UCM_CMD(DESTROY_ID), c, 4, 0, &r)) {
+		for (size_t i = 0; i < u.ids.size(); i++)
+			if (u.ids[i] == c.id) {
+				u.ids.erase(u.ids.begin() + i);
+				u.dead.push_back(c.id);
+				break;
+			}
+	}
+}
+
+void ucm_bind_ip(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_bind_ip>(w, u);
+	addr(w, &c.addr, sizeof(c.addr));
+	send(w, u, UCM_CMD(BIND_IP), c, 0, 0);
+}
+
+void ucm_bind(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_bind>(w, u);
+	c.addr_size = (uint16_t)addr(w, &c.addr, sizeof(c.addr));
+	send(w, u, UCM_CMD(BIND), c, 0, -1);
+}
+
+void ucm_resolve_ip(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_resolve_ip>(w, u);
+	if (w.rng.chance(50))
+		addr(w, &c.src_addr, sizeof(c.src_addr));
+	addr(w, &c.dst_addr, sizeof(c.dst_addr));
+	c.timeout_ms = (uint32_t)(w.rng.chance(90) ? 100 + w.rng.below(1000) : w.rng.interesting());
+	send(w, u, UCM_CMD(RESOLVE_IP), c, 0, -1);
+}
+
+void ucm_resolve_addr(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_resolve_addr>(w, u);
+	if (w.rng.chance(40))
+		c.src_size = (uint16_t)addr(w, &c.src_addr, sizeof(c.src_addr));
+	c.dst_size = (uint16_t)addr(w, &c.dst_addr, sizeof(c.dst_addr));
+	c.timeout_ms = (uint32_t)(w.rng.chance(90) ? 100 + w.rng.below(1000) : w.rng.interesting());
+	send(w, u, UCM_CMD(RESOLVE_ADDR), c, 0, -1);
+}
+
+void ucm_resolve_route(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_resolve_route>(w, u);
+	c.timeout_ms = (uint32_t)(100 + w.rng.below(1000));
+	send(w, u, UCM_CMD(RESOLVE_ROUTE), c, 0, -1);
+}
+
+void ucm_query(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_query>(w, u);
+	c.option = (uint32_t)w.rng.below(4);
+	bool route = w.rng.chance(30);
+	size_t resp_len = w.rng.chance(80) ? 512 : w.rng.below(512);
+	if (route)
+		send(w, u, UCM_CMD(QUERY_ROUTE), c, resp_len, 0);
+	else
+		send(w, u, UCM_CMD(QUERY), c, resp_len, 0);
+}
+
+void ucm_connect(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_connect>(w, u);
+	c.conn_param.qp_num = (uint32_t)w.rng.below(64);
+	c.conn_param.private_data_len = (uint8_t)(w.rng.chance(80) ? w.rng.below(56) : w.rng.next());
+	c.conn_param.responder_resources = (uint8_t)w.rng.below(8);
+	c.conn_param.initiator_depth = (uint8_t)w.rng.below(8);
+	c.conn_param.retry_count = 7;
+	c.conn_param.rnr_retry_count = 7;
+	c.conn_param.valid = (uint8_t)w.rng.below(2);
+	send(w, u, UCM_CMD(CONNECT), c, 0, -1);
+}
+
+void ucm_listen(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_listen>(w, u);
+	c.backlog = (uint32_t)(w.rng.chance(80) ? w.rng.below(8) : w.rng.interesting());
+	send(w, u, UCM_CMD(LISTEN), c, 0, -1);
+}
+
+void ucm_accept(Worker &w, Ucm &u)
+{
+	rdma_ucm_accept c{};
+	c.uid = w.rng.next();
+	c.id = u.id(w);
+	c.conn_param.qp_num = (uint32_t)w.rng.below(64);
+	c.conn_param.private_data_len = (uint8_t)w.rng.below(200);
+	send(w, u, UCM_CMD(ACCEPT), c, 0, -1);
+}
+
+void ucm_reject(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_reject>(w, u);
+	c.private_data_len = (uint8_t)w.rng.next();
+	c.reason = (uint8_t)w.rng.below(3);
+	send(w, u, UCM_CMD(REJECT), c, 0, -1);
+}
+
+void ucm_disconnect(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_disconnect>(w, u);
+	send(w, u, UCM_CMD(DISCONNECT), c, 0, -1);
+}
+
+void ucm_init_qp_attr(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_init_qp_attr>(w, u);
+	c.qp_state = (uint32_t)(w.rng.chance(90) ? w.rng.below(7) : w.rng.next());
+	send(w, u, UCM_CMD(INIT_QP_ATTR), c, 144, 0);
+}
+
+void ucm_get_event(Worker &w, Ucm &u)
+{
+	uint8_t *r;
+	rdma_ucm_get_event c{};
+	if (!send(w, u, UCM_CMD(GET_EVENT), c, sizeof(rdma_ucm_event_resp), 0, &r) &&
+	    r) {
+		auto *e = (rdma_ucm_event_resp *)r;
+		// A connect request brings a new id with it.
+		if (e->event == 4 && u.ids.size() < 256)
+			u.ids.push_back(e->id);
+	}
+}
+
+void ucm_set_option(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_set_option>(w, u);
+	c.level = (uint32_t)w.rng.below(3);
+	c.optname = (uint32_t)w.rng.below(5);
+	c.optlen = (uint32_t)(w.rng.chance(80) ? 1 + w.rng.below(8) : w.rng.interesting());
+	uint8_t *val = w.mem.resp(10);
+	w.rng.fill(val, 16);
+	c.optval = w.rng.chance(85) ? (uint64_t)val : w.mem.any_ptr(w.rng, 0);
+	send(w, u, UCM_CMD(SET_OPTION), c, 0, -1);
+}
+
+void ucm_notify(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_notify>(w, u);
+	c.event = (uint32_t)w.rng.below(20);
+	send(w, u, UCM_CMD(NOTIFY), c, 0, -1);
+}
+
+void ucm_join_mcast(Worker &w, Ucm &u)
+{
+	uint8_t *r;
+	rdma_ucm_join_mcast c{};
+	c.uid = w.rng.next();
+	c.id = u.id(w);
+	c.join_flags = (uint16_t)w.rng.below(3);
+	c.addr_size = (uint16_t)addr(w, &c.addr, sizeof(c.addr));
+	if (w.rng.chance(50)) { // 224.0.0.x
+		auto *a = (sockaddr_in *)&c.addr;
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(0xe0000010 + (uint32_t)w.rng.below(4));
+		c.addr_size = sizeof(sockaddr_in);
+	}
+	if (!send(w, u, UCM_CMD(JOIN_MCAST), c, 4, 0, &r) && r)
+		u.mcs.push_back(*(uint32_t *)r);
+}
+
+void ucm_leave_mcast(Worker &w, Ucm &u)
+{
+	rdma_ucm_destroy_id c{}; // LEAVE_MCAST shares the layout
+	c.id = !u.mcs.empty() && w.rng.chance(80) ? u.mcs[w.rng.below(u.mcs.size())] : u.id(w);
+	send(w, u, UCM_CMD(LEAVE_MCAST), c, 4, 0);
+}
+
+void ucm_migrate_id(Worker &w, Ucm &u)
+{
+	auto c = with_id<rdma_ucm_migrate_id>(w, u);
+	c.fd = (uint32_t)(u.fd[1] >= 0 && w.rng.chance(80) ? u.fd[w.rng.below(2)] : w.rng.below(12));
+	send(w, u, UCM_CMD(MIGRATE_ID), c, 4, 0);
+}
+
+// The op numbers one_call draws from; a command listed n times is made n
+// times as often.
+using Op = void (*)(Worker &, Ucm &);
+const Op kOps[] = {
+	ucm_create_id, ucm_create_id, ucm_destroy_id, ucm_bind_ip, ucm_bind, ucm_resolve_ip,
+	ucm_resolve_addr, ucm_resolve_addr, ucm_resolve_route, ucm_query, ucm_connect, ucm_connect,
+	ucm_listen, ucm_accept, ucm_reject, ucm_disconnect, ucm_init_qp_attr, ucm_get_event,
+	ucm_get_event, ucm_set_option, ucm_notify, ucm_join_mcast, ucm_leave_mcast, ucm_migrate_id,
+};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == 24, "op numbers are part of the replay");
+
+void one_call(Worker &w, Ucm &u)
+{
 	unsigned op = (unsigned)w.rng.below(24);
 	if (u.ids.empty() && w.rng.chance(70))
 		op = 0;
-	switch (op) {
-	case 0:
-	case 1: {
-		rdma_ucm_create_id c{};
-		c.uid = w.rng.next();
-		static const uint16_t ps[] = {RDMA_PS_TCP, RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IPOIB, RDMA_PS_IB, 0, 0xffff};
-		c.ps = w.rng.pick(ps);
-		c.qp_type = (uint8_t)(w.rng.chance(80) ? 2 : w.rng.below(12));
-		if (!send(w, u, RDMA_USER_CM_CMD_CREATE_ID, c, 4, 8, "CREATE_ID", &r) && r)
-			u.ids.push_back(*(uint32_t *)r);
-		break;
-	}
-	case 2: {
-		rdma_ucm_destroy_id c{};
-		c.id = u.id(w);
-		if (!send(w, u, RDMA_USER_CM_CMD_DESTROY_ID, c, 4, 0, "DESTROY_ID", &r)) {
-			for (size_t i = 0; i < u.ids.size(); i++)
-				if (u.ids[i] == c.id) {
-					u.ids.erase(u.ids.begin() + i);
-					u.dead.push_back(c.id);
-					break;
-				}
-		}
-		break;
-	}
-	case 3: {
-		rdma_ucm_bind_ip c{};
-		c.id = u.id(w);
-		addr(w, &c.addr, sizeof(c.addr));
-		send(w, u, RDMA_USER_CM_CMD_BIND_IP, c, 0, 0, "BIND_IP", &r);
-		break;
-	}
-	case 4: {
-		rdma_ucm_bind c{};
-		c.id = u.id(w);
-		c.addr_size = (uint16_t)addr(w, &c.addr, sizeof(c.addr));
-		send(w, u, RDMA_USER_CM_CMD_BIND, c, 0, -1, "BIND", &r);
-		break;
-	}
-	case 5: {
-		rdma_ucm_resolve_ip c{};
-		c.id = u.id(w);
-		if (w.rng.chance(50))
-			addr(w, &c.src_addr, sizeof(c.src_addr));
-		addr(w, &c.dst_addr, sizeof(c.dst_addr));
-		c.timeout_ms = (uint32_t)(w.rng.chance(90) ? 100 + w.rng.below(1000) : w.rng.interesting());
-		send(w, u, RDMA_USER_CM_CMD_RESOLVE_IP, c, 0, -1, "RESOLVE_IP", &r);
-		break;
-	}
-	case 6:
-	case 7: {
-		rdma_ucm_resolve_addr c{};
-		c.id = u.id(w);
-		if (w.rng.chance(40))
-			c.src_size = (uint16_t)addr(w, &c.src_addr, sizeof(c.src_addr));
-		c.dst_size = (uint16_t)addr(w, &c.dst_addr, sizeof(c.dst_addr));
-		c.timeout_ms = (uint32_t)(w.rng.chance(90) ? 100 + w.rng.below(1000) : w.rng.interesting());
-		send(w, u, RDMA_USER_CM_CMD_RESOLVE_ADDR, c, 0, -1, "RESOLVE_ADDR", &r);
-		break;
-	}
-	case 8: {
-		rdma_ucm_resolve_route c{};
-		c.id = u.id(w);
-		c.timeout_ms = (uint32_t)(100 + w.rng.below(1000));
-		send(w, u, RDMA_USER_CM_CMD_RESOLVE_ROUTE, c, 0, -1, "RESOLVE_ROUTE", &r);
-		break;
-	}
-	case 9: {
-		rdma_ucm_query c{};
-		c.id = u.id(w);
-		c.option = (uint32_t)w.rng.below(4);
-		bool route = w.rng.chance(30);
-		send(w, u, route ? RDMA_USER_CM_CMD_QUERY_ROUTE : RDMA_USER_CM_CMD_QUERY, c,
-		     w.rng.chance(80) ? 512 : w.rng.below(512), 0, route ? "QUERY_ROUTE" : "QUERY", &r);
-		break;
-	}
-	case 10:
-	case 11: {
-		rdma_ucm_connect c{};
-		c.id = u.id(w);
-		c.conn_param.qp_num = (uint32_t)w.rng.below(64);
-		c.conn_param.private_data_len = (uint8_t)(w.rng.chance(80) ? w.rng.below(56) : w.rng.next());
-		c.conn_param.responder_resources = (uint8_t)w.rng.below(8);
-		c.conn_param.initiator_depth = (uint8_t)w.rng.below(8);
-		c.conn_param.retry_count = 7;
-		c.conn_param.rnr_retry_count = 7;
-		c.conn_param.valid = (uint8_t)w.rng.below(2);
-		send(w, u, RDMA_USER_CM_CMD_CONNECT, c, 0, -1, "CONNECT", &r);
-		break;
-	}
-	case 12: {
-		rdma_ucm_listen c{};
-		c.id = u.id(w);
-		c.backlog = (uint32_t)(w.rng.chance(80) ? w.rng.below(8) : w.rng.interesting());
-		send(w, u, RDMA_USER_CM_CMD_LISTEN, c, 0, -1, "LISTEN", &r);
-		break;
-	}
-	case 13: {
-		rdma_ucm_accept c{};
-		c.uid = w.rng.next();
-		c.id = u.id(w);
-		c.conn_param.qp_num = (uint32_t)w.rng.below(64);
-		c.conn_param.private_data_len = (uint8_t)w.rng.below(200);
-		send(w, u, RDMA_USER_CM_CMD_ACCEPT, c, 0, -1, "ACCEPT", &r);
-		break;
-	}
-	case 14: {
-		rdma_ucm_reject c{};
-		c.id = u.id(w);
-		c.private_data_len = (uint8_t)w.rng.next();
-		c.reason = (uint8_t)w.rng.below(3);
-		send(w, u, RDMA_USER_CM_CMD_REJECT, c, 0, -1, "REJECT", &r);
-		break;
-	}
-	case 15: {
-		rdma_ucm_disconnect c{};
-		c.id = u.id(w);
-		send(w, u, RDMA_USER_CM_CMD_DISCONNECT, c, 0, -1, "DISCONNECT", &r);
-		break;
-	}
-	case 16: {
-		rdma_ucm_init_qp_attr c{};
-		c.id = u.id(w);
-		c.qp_state = (uint32_t)(w.rng.chance(90) ? w.rng.below(7) : w.rng.next());
-		send(w, u, RDMA_USER_CM_CMD_INIT_QP_ATTR, c, 144, 0, "INIT_QP_ATTR", &r);
-		break;
-	}
-	case 17:
-	case 18: {
-		rdma_ucm_get_event c{};
-		if (!send(w, u, RDMA_USER_CM_CMD_GET_EVENT, c, sizeof(rdma_ucm_event_resp), 0, "GET_EVENT", &r) &&
-		    r) {
-			auto *e = (rdma_ucm_event_resp *)r;
-			// A connect request brings a new id with it.
-			if (e->event == 4 && u.ids.size() < 256)
-				u.ids.push_back(e->id);
-		}
-		break;
-	}
-	case 19: {
-		rdma_ucm_set_option c{};
-		c.id = u.id(w);
-		c.level = (uint32_t)w.rng.below(3);
-		c.optname = (uint32_t)w.rng.below(5);
-		c.optlen = (uint32_t)(w.rng.chance(80) ? 1 + w.rng.below(8) : w.rng.interesting());
-		uint8_t *val = w.mem.resp(10);
-		w.rng.fill(val, 16);
-		c.optval = w.rng.chance(85) ? (uint64_t)val : w.mem.any_ptr(w.rng, 0);
-		send(w, u, RDMA_USER_CM_CMD_SET_OPTION, c, 0, -1, "SET_OPTION", &r);
-		break;
-	}
-	case 20: {
-		rdma_ucm_notify c{};
-		c.id = u.id(w);
-		c.event = (uint32_t)w.rng.below(20);
-		send(w, u, RDMA_USER_CM_CMD_NOTIFY, c, 0, -1, "NOTIFY", &r);
-		break;
-	}
-	case 21: {
-		rdma_ucm_join_mcast c{};
-		c.uid = w.rng.next();
-		c.id = u.id(w);
-		c.join_flags = (uint16_t)w.rng.below(3);
-		c.addr_size = (uint16_t)addr(w, &c.addr, sizeof(c.addr));
-		if (w.rng.chance(50)) { // 224.0.0.x
-			auto *a = (sockaddr_in *)&c.addr;
-			a->sin_family = AF_INET;
-			a->sin_addr.s_addr = htonl(0xe0000010 + (uint32_t)w.rng.below(4));
-			c.addr_size = sizeof(sockaddr_in);
-		}
-		if (!send(w, u, RDMA_USER_CM_CMD_JOIN_MCAST, c, 4, 0, "JOIN_MCAST", &r) && r)
-			u.mcs.push_back(*(uint32_t *)r);
-		break;
-	}
-	case 22: {
-		rdma_ucm_destroy_id c{}; // LEAVE_MCAST shares the layout
-		c.id = !u.mcs.empty() && w.rng.chance(80) ? u.mcs[w.rng.below(u.mcs.size())] : u.id(w);
-		send(w, u, RDMA_USER_CM_CMD_LEAVE_MCAST, c, 4, 0, "LEAVE_MCAST", &r);
-		break;
-	}
-	default: {
-		rdma_ucm_migrate_id c{};
-		c.id = u.id(w);
-		c.fd = (uint32_t)(u.fd[1] >= 0 && w.rng.chance(80) ? u.fd[w.rng.below(2)] : w.rng.below(12));
-		send(w, u, RDMA_USER_CM_CMD_MIGRATE_ID, c, 4, 0, "MIGRATE_ID", &r);
-		break;
-	}
-	}
+	kOps[op](w, u);
 }
 
 } // namespace

@@ -25,6 +25,11 @@ struct Call {
 	uint16_t object = 0, method = 0;
 	std::vector<ib_uverbs_attr> attrs;
 
+	void to(uint16_t obj, uint16_t meth)
+	{
+		object = obj;
+		method = meth;
+	}
 	ib_uverbs_attr &add(uint16_t id, uint16_t len, uint64_t data, uint16_t flags = UVERBS_ATTR_F_MANDATORY)
 	{
 		ib_uverbs_attr a{};
@@ -46,14 +51,12 @@ void shape(Worker &w, UvState &s, Call &c)
 {
 	switch (w.rng.below(12)) {
 	case 0:
-		c.object = UVERBS_OBJECT_DEVICE;
-		c.method = UVERBS_METHOD_QUERY_PORT;
+		c.to(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
 		c.add(UVERBS_ATTR_QUERY_PORT_PORT_NUM, 1, w.rng.chance(80) ? 1 : w.rng.below(256));
 		c.add(UVERBS_ATTR_QUERY_PORT_RESP, 48, out_ptr(w, 48));
 		break;
 	case 1: {
-		c.object = UVERBS_OBJECT_DEVICE;
-		c.method = UVERBS_METHOD_QUERY_GID_TABLE;
+		c.to(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_TABLE);
 		uint16_t n = (uint16_t)(32 * (1 + w.rng.below(16)));
 		c.add(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, 8, w.rng.chance(80) ? 32 : w.rng.interesting());
 		c.add(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 4, 0, 0);
@@ -62,22 +65,20 @@ void shape(Worker &w, UvState &s, Call &c)
 		break;
 	}
 	case 2:
-		c.object = UVERBS_OBJECT_DEVICE;
-		c.method = UVERBS_METHOD_QUERY_GID_ENTRY;
+		c.to(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY);
 		c.add(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, 4, w.rng.chance(80) ? 1 : w.rng.interesting());
 		c.add(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, 4, w.rng.chance(80) ? w.rng.below(4) : w.rng.interesting());
 		c.add(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 4, 0);
 		c.add(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, 32, out_ptr(w, 32));
 		break;
 	case 3:
-		c.object = UVERBS_OBJECT_DEVICE;
-		c.method = w.rng.chance(50) ? UVERBS_METHOD_QUERY_CONTEXT : UVERBS_METHOD_GET_CONTEXT;
+		c.to(UVERBS_OBJECT_DEVICE,
+		     w.rng.chance(50) ? UVERBS_METHOD_QUERY_CONTEXT : UVERBS_METHOD_GET_CONTEXT);
 		c.add(0, 4, out_ptr(w, 4), 0);
 		c.add(1, 8, out_ptr(w, 8), 0);
 		break;
 	case 4:
-		c.object = UVERBS_OBJECT_CQ;
-		c.method = UVERBS_METHOD_CQ_CREATE;
+		c.to(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE);
 		c.add(UVERBS_ATTR_CREATE_CQ_HANDLE, 0, 0);
 		c.add(UVERBS_ATTR_CREATE_CQ_CQE, 4, 1 + w.rng.below(128));
 		c.add(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, 8, w.rng.next());
@@ -90,16 +91,14 @@ void shape(Worker &w, UvState &s, Call &c)
 		c.add(UVERBS_ATTR_UHW_OUT, 32, out_ptr(w, 32), 0);
 		break;
 	case 5:
-		c.object = UVERBS_OBJECT_CQ;
-		c.method = UVERBS_METHOD_CQ_DESTROY;
+		c.to(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
 		c.add(UVERBS_ATTR_DESTROY_CQ_HANDLE, 0, s.pick(w, s.cq));
 		c.add(UVERBS_ATTR_DESTROY_CQ_RESP, 8, out_ptr(w, 8));
 		break;
 	case 6: { // destroys: PD 1/0, QP 4/1, SRQ 5/1, AH 6/0, MR 7/1, MW 8/0
 		static const uint16_t om[][2] = {{1, 0}, {4, 1}, {5, 1}, {6, 0}, {7, 1}, {8, 0}};
 		auto &p = w.rng.pick(om);
-		c.object = p[0];
-		c.method = p[1];
+		c.to(p[0], p[1]);
 		const std::vector<uint32_t> *v[] = {&s.pd, &s.dead, &s.srq, &s.ah, &s.mr, &s.mw};
 		uint64_t h = c.object == 4 && !s.qp.empty() ? s.qp[w.rng.below(s.qp.size())].handle
 							  : s.pick(w, *v[&p - om]);
@@ -109,13 +108,11 @@ void shape(Worker &w, UvState &s, Call &c)
 		break;
 	}
 	case 7:
-		c.object = UVERBS_OBJECT_ASYNC_EVENT;
-		c.method = UVERBS_METHOD_ASYNC_EVENT_ALLOC;
+		c.to(UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
 		c.add(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 0, 0);
 		break;
 	case 8: { // INVOKE_WRITE of ALLOC_PD or QUERY_PORT
-		c.object = UVERBS_OBJECT_DEVICE;
-		c.method = UVERBS_METHOD_INVOKE_WRITE;
+		c.to(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE);
 		uint64_t in = (uint64_t)w.mem.resp(9);
 		memset((void *)in, 0, 16);
 		((uint8_t *)in)[0] = 1; // port 1 for QUERY_PORT
@@ -130,8 +127,7 @@ void shape(Worker &w, UvState &s, Call &c)
 		break;
 	}
 	case 9:
-		c.object = UVERBS_OBJECT_MR;
-		c.method = UVERBS_METHOD_QUERY_MR;
+		c.to(UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR);
 		c.add(0, 0, s.pick(w, s.mr));
 		for (uint16_t i = 1; i < 5; i++)
 			c.add(i, 4, out_ptr(w, 4), 0);

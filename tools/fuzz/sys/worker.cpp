@@ -11,7 +11,7 @@
 namespace fz {
 
 Worker::Worker(const Config &c, Shared *s, unsigned id, unsigned resp, bool privileged)
-	: cfg(c), sh(s), wid(id), respawn(resp), priv(privileged), rng(derive_seed(c.seed, id, resp))
+	: cfg(c), sh(s), wid(id), respawn(resp), priv(privileged), rng(fuzz::derive_seed(c.seed, id, resp))
 {
 }
 
@@ -25,14 +25,14 @@ bool Worker::take()
 
 void Worker::note(const char *fmt, ...)
 {
-	char line[Journal::kSlotSize];
+	char line[kJournalSlotSize];
 	int n = snprintf(line, sizeof(line), "w%u r%u %s ", wid, respawn, priv ? "root" : "nobody");
 	va_list ap;
 	va_start(ap, fmt);
 	if (n > 0 && (size_t)n < sizeof(line))
 		vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
-	journal.write(seq++, line);
+	journal.append(line);
 }
 
 void Worker::result(int err)

@@ -10,7 +10,7 @@
 // connection opens, so it does not depend on what the victim answers.
 #pragma once
 
-#include "rng.h"
+#include "common/rng.h"
 #include "targets.h"
 
 #include <cstdint>
@@ -36,7 +36,7 @@ struct IwarpPlan {
 	std::string what;
 };
 
-void gen_iwarp(Rng &r, const Targets &t, IwarpPlan &plan);
+void gen_iwarp(fuzz::Rng &r, const Targets &t, IwarpPlan &plan);
 // the bytes of one FPDU on the wire, with or without the CRC in use
 std::vector<uint8_t> fpdu_bytes(const FpduPlan &f, bool crc);
 

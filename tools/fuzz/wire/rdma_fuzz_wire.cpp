@@ -6,7 +6,7 @@
 // [start, start + packets) of the seed: RoCE v2 and RoCE v1 frames through
 // an AF_PACKET socket (roce_gen.h) and, when the victim has a siw listener,
 // MPA/DDP/RDMAP over TCP connections (iwarp_gen.h) from a second thread.
-// Packet I of seed S is the same bytes in every run (rng.h), given the same
+// Packet I of seed S is the same bytes in every run (common/rng.h), given the same
 // INFO; the journal file holds the last packets sent. At the end it tells
 // the victim DONE, waits for its verdict, and prints as its last line
 //   fuzz_wire: seed S packets N roce_v2 A roce_v1 B iwarp C ...
@@ -19,8 +19,7 @@
 //          checking the ICRC code against another implementation
 #include "iwarp_conn.h"
 #include "iwarp_gen.h"
-#include "journal.h"
-#include "rng.h"
+#include "common/journal.h"
 #include "roce_gen.h"
 #include "side_channel.h"
 #include "targets.h"
@@ -63,8 +62,8 @@ constexpr unsigned kIwarpPct = 3, kV1Pct = 15;
 
 Kind kind_of(const Args &a, uint64_t i)
 {
-	Rng r(a.seed ^ 0x6b696e64, i);	// its own stream: the kind draw
-	unsigned x = r.below(100);
+	fuzz::Rng r = fuzz::Rng::for_item(a.seed ^ 0x6b696e64, i);	// its own stream: the kind draw
+	unsigned x = r.below32(100);
 
 	if (x < kIwarpPct)
 		return a.iwarp ? K_IWARP : K_V2;
@@ -160,19 +159,35 @@ struct IwarpStats {
 	unsigned long refused_in_row = 0;
 };
 
-void iwarp_thread(const Args &a, const Targets &t, Journal &j, IwarpStats &st)
+// The journal's slots: 128 of the latest packets, the frame in hex after its
+// summary (4096 hex digits are enough to see the headers of a huge one).
+constexpr unsigned kJournalSlots = 128, kJournalSlotSize = 4608;
+
+void journal_packet(fuzz::Journal &j, uint64_t index, const std::string &desc, const uint8_t *p, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	std::string rec = "#" + std::to_string(index) + " " + desc + " ";
+
+	for (size_t i = 0; i < n && rec.size() + 2 < kJournalSlotSize; i++) {
+		rec += hx[p[i] >> 4];
+		rec += hx[p[i] & 15];
+	}
+	j.append(rec.c_str());
+}
+
+void iwarp_thread(const Args &a, const Targets &t, fuzz::Journal &j, IwarpStats &st)
 {
 	for (uint64_t i = a.start; i < a.start + a.packets && !g_stop; i++) {
 		if (kind_of(a, i) != K_IWARP)
 			continue;
-		Rng r(a.seed, i);
+		fuzz::Rng r = fuzz::Rng::for_item(a.seed, i);
 		IwarpPlan plan;
 
 		gen_iwarp(r, t, plan);
 		std::string desc = "iwarp " + plan.what + " fpdus";
 		for (const auto &f : plan.fpdus)
 			desc += " " + f.what;
-		j.add(i, desc, plan.request.data(), plan.request.size());
+		journal_packet(j, i, desc, plan.request.data(), plan.request.size());
 		IwarpResult res = run_iwarp(t.peer_ip, t.siw_port, plan);
 		// a victim that no longer accepts connections is gone: stop here
 		// rather than wait out a connect timeout per index
@@ -206,7 +221,7 @@ int main(int argc, char **argv)
 		t.peer_ip = htonl(0xc0000201);
 		t.my_ip = htonl(0xc0000202);
 		for (uint64_t i = a.start; i < a.start + a.packets; i++) {
-			Rng r(a.seed, i);
+			fuzz::Rng r = fuzz::Rng::for_item(a.seed, i);
 
 			gen_roce(r, t, kind_of(a, i) == K_V1, f, d);
 			for (uint8_t b : f)
@@ -251,7 +266,9 @@ int main(int argc, char **argv)
 	ll.sll_halen = 6;
 	std::memcpy(ll.sll_addr, t.peer_mac.data(), 6);
 
-	Journal journal(a.journal, 128);
+	fuzz::Journal journal(kJournalSlots, kJournalSlotSize);
+	if (!a.journal.empty() && !journal.open(a.journal, true))
+		std::printf("fuzz_wire: no journal %s: %s\n", a.journal.c_str(), std::strerror(errno));
 	IwarpStats ist;
 	std::thread iw;
 	if (a.iwarp)
@@ -267,9 +284,9 @@ int main(int argc, char **argv)
 
 		if (k == K_IWARP)
 			continue;
-		Rng r(a.seed, i);
+		fuzz::Rng r = fuzz::Rng::for_item(a.seed, i);
 		gen_roce(r, t, k == K_V1, frame, desc);
-		journal.add(i, desc, frame.data(), frame.size());
+		journal_packet(journal, i, desc, frame.data(), frame.size());
 		for (int tries = 0;; tries++) {
 			if (sendto(raw, frame.data(), frame.size(), 0, reinterpret_cast<sockaddr *>(&ll),
 				   sizeof(ll)) >= 0) {
@@ -298,7 +315,6 @@ int main(int argc, char **argv)
 			}
 		}
 		if ((i - a.start) % 5000 == 4999) {
-			journal.flush();
 			std::printf("fuzz_wire: progress %llu/%llu (%lds)\n",
 				    static_cast<unsigned long long>(i - a.start + 1),
 				    static_cast<unsigned long long>(a.packets), long(time(nullptr) - t0));
@@ -306,7 +322,6 @@ int main(int argc, char **argv)
 	}
 	if (iw.joinable())
 		iw.join();
-	journal.flush();
 	while (recv(udp, rbuf, sizeof(rbuf), 0) > 0)
 		replies++;
 
@@ -318,8 +333,8 @@ int main(int argc, char **argv)
 	if (side_send_line(side, done) && side_read_line(side, line, 600))
 		verdict = line;
 	else
-		for (const auto &l : journal.tail(16))
-			std::printf("fuzz_wire: journal %s\n", l.c_str());
+		for (const auto &l : journal.latest(16))
+			std::printf("fuzz_wire: journal %.200s\n", l.c_str());
 	bool ok = verdict == "CHECKED ok";
 	std::printf("fuzz_wire: seed %llu packets %llu roce_v2 %lu roce_v1 %lu iwarp %lu "
 		    "iwarp_conns %lu accepted %lu rejected %lu refused %lu replies %lu send_errors %lu "

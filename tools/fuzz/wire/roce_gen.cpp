@@ -236,9 +236,9 @@ std::vector<uint8_t> serialize(const Pkt &p, bool v1)
 	return f;
 }
 
-const MrTarget &pick_mr(Rng &r, const Targets &t)
+const MrTarget &pick_mr(fuzz::Rng &r, const Targets &t)
 {
-	unsigned x = r.below(100);
+	unsigned x = r.below32(100);
 
 	if (x < 55)
 		return t.rw;
@@ -250,58 +250,58 @@ const MrTarget &pick_mr(Rng &r, const Targets &t)
 }
 
 // a VA/length inside @m mostly, at or across its edges sometimes
-void aim(Rng &r, const MrTarget &m, uint64_t &va, uint32_t &len, uint32_t want)
+void aim(fuzz::Rng &r, const MrTarget &m, uint64_t &va, uint32_t &len, uint32_t want)
 {
-	uint32_t off = m.len ? r.below(m.len) : 0;
+	uint32_t off = m.len ? r.below32(m.len) : 0;
 
-	switch (r.below(10)) {
+	switch (r.below32(10)) {
 	case 0: off = m.len ? m.len - 1 : 0; break;
 	case 1: off = m.len; break;
-	case 2: va = m.va - 1 - r.below(64); len = want; return;
+	case 2: va = m.va - 1 - r.below32(64); len = want; return;
 	case 3: va = r.next(); len = want; return;
 	default: break;
 	}
 	va = m.va + off;
 	len = want;
-	if (r.pct(10))
+	if (r.chance32(10))
 		len = r.edge32();
 }
 
-void fill_payload(Rng &r, Pkt &p, uint32_t n)
+void fill_payload(fuzz::Rng &r, Pkt &p, uint32_t n)
 {
 	n = std::min<uint32_t>(n, 1400);
 	p.payload.resize(n);
-	r.fill(p.payload.data(), n);
+	r.fill_bytewise(p.payload.data(), n);
 }
 
 // a consistent packet for the target chosen from @r
-void valid(Rng &r, const Targets &t, bool v1, Pkt &p)
+void valid(fuzz::Rng &r, const Targets &t, bool v1, Pkt &p)
 {
 	static const std::vector<uint8_t> req_ops = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
 						      0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x13, 0x14, 0x16,
 						      0x17, 0x04, 0x0a, 0x0c, 0x04, 0x0a };
 	static const std::vector<uint8_t> resp_ops = { 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x11, 0x10 };
-	unsigned who = r.below(100);
+	unsigned who = r.below32(100);
 	uint32_t rc_qpn = v1 && t.qpn_v1 ? t.qpn_v1 : t.qpn_a;
 
 	if (who < 45) {			// requests to a responder
 		p.qpn = rc_qpn;
-		p.opcode = r.pick(req_ops);
-		p.psn = (t.psn_a + r.below(4)) & 0xffffff;
+		p.opcode = r.pick32(req_ops);
+		p.psn = (t.psn_a + r.below32(4)) & 0xffffff;
 		p.what = "rc-req";
 	} else if (who < 65) {		// responses to QP B's READ and SEND
 		p.qpn = t.qpn_b;
-		p.opcode = r.pick(resp_ops);
-		p.psn = (t.psn_b + r.below(3)) & 0xffffff;
+		p.opcode = r.pick32(resp_ops);
+		p.psn = (t.psn_b + r.below32(3)) & 0xffffff;
 		p.what = "rc-resp";
 	} else if (who < 75) {		// the same QP as UC
 		p.qpn = rc_qpn;
-		p.opcode = uint8_t(0x20 | r.pick(req_ops));
-		p.psn = (t.psn_a + r.below(4)) & 0xffffff;
+		p.opcode = uint8_t(0x20 | r.pick32(req_ops));
+		p.psn = (t.psn_a + r.below32(4)) & 0xffffff;
 		p.what = "uc";
 	} else if (who < 88) {		// UD
 		p.qpn = t.qpn_ud;
-		p.opcode = r.pct(70) ? 0x64 : 0x65;
+		p.opcode = r.chance32(70) ? 0x64 : 0x65;
 		p.psn = r.u32() & 0xffffff;
 		p.what = "ud";
 	} else if (who < 95) {		// a MAD to QP1 (GSI)
@@ -309,31 +309,31 @@ void valid(Rng &r, const Targets &t, bool v1, Pkt &p)
 		p.opcode = 0x64;
 		p.what = "gsi";
 	} else {
-		p.qpn = r.pct(50) ? r.u32() & 0xffffff : (r.pct(50) ? 0xffffff : t.dest_qpn);
+		p.qpn = r.chance32(50) ? r.u32() & 0xffffff : (r.chance32(50) ? 0xffffff : t.dest_qpn);
 		p.opcode = r.u8();
 		p.psn = r.u32() & 0xffffff;
 		p.what = "any";
 	}
 	p.hdrs = layout(p.opcode);
-	p.ackreq = r.pct(50);
-	p.flags1 = r.pct(20) ? 0x80 : 0;	// SE
+	p.ackreq = r.chance32(50);
+	p.flags1 = r.chance32(20) ? 0x80 : 0;	// SE
 	p.qkey = p.qpn == 1 ? 0x80010000u : t.qkey;
 	p.src_qp = p.qpn == 1 ? 1 : t.dest_qpn;
 
 	uint8_t op = p.opcode & 0x1f;
-	uint32_t plen = r.below(5) == 0 ? kMtu : r.below(300);
+	uint32_t plen = r.below32(5) == 0 ? kMtu : r.below32(300);
 	if (p.hdrs & (H_RETH | H_ATOMIC)) {
 		const MrTarget &m = pick_mr(r, t);
 
-		p.rkey = r.pct(95) ? m.key : r.u32();
+		p.rkey = r.chance32(95) ? m.key : r.u32();
 		if (p.hdrs & H_ATOMIC) {
-			p.va = m.va + (r.below(m.len ? m.len : 8) & ~7u);
-			if (r.pct(10))
-				p.va += 1 + r.below(7);
+			p.va = m.va + (r.below32(m.len ? m.len : 8) & ~7u);
+			if (r.chance32(10))
+				p.va += 1 + r.below32(7);
 			p.swap = r.next();
-			p.compare = r.pct(50) ? 0 : r.next();
+			p.compare = r.chance32(50) ? 0 : r.next();
 		} else {
-			uint32_t want = op == 12 ? 1 + r.below(kMtu * 3) : (op == 6 ? kMtu * (1 + r.below(3)) : plen);
+			uint32_t want = op == 12 ? 1 + r.below32(kMtu * 3) : (op == 6 ? kMtu * (1 + r.below32(3)) : plen);
 			aim(r, m, p.va, p.dma_len, want);
 			if (op != 12 && op != 6)
 				plen = std::min<uint32_t>(p.dma_len, kMtu);
@@ -345,7 +345,7 @@ void valid(Rng &r, const Targets &t, bool v1, Pkt &p)
 		plen = 256;
 	if (p.hdrs & H_AETH) {
 		static const uint8_t syn[] = { 0x1f, 0x00, 0x20, 0x21, 0x60, 0x61, 0x62, 0x63, 0x64, 0x40 };
-		p.aeth = uint32_t(r.pct(70) ? 0x1f : syn[r.below(sizeof(syn))]) << 24 | (r.below(8) & 0xffffff);
+		p.aeth = uint32_t(r.chance32(70) ? 0x1f : syn[r.below32(sizeof(syn))]) << 24 | (r.below32(8) & 0xffffff);
 	}
 	if (p.hdrs & H_IETH)
 		p.imm = pick_mr(r, t).key;
@@ -359,72 +359,72 @@ void valid(Rng &r, const Targets &t, bool v1, Pkt &p)
 		// MAD header: base version 1, a management class the stack serves
 		static const uint8_t cls[] = { 0x07, 0x03, 0x04, 0x01, 0x81, 0x06, 0x0a };
 		p.payload[0] = 1;
-		p.payload[1] = cls[r.below(sizeof(cls))];
-		p.payload[2] = r.pct(80) ? (p.payload[1] == 0x07 ? 2 : 1) : p.payload[2];
-		p.payload[3] = r.pct(80) ? uint8_t(1 + r.below(7)) : p.payload[3];
+		p.payload[1] = cls[r.below32(sizeof(cls))];
+		p.payload[2] = r.chance32(80) ? (p.payload[1] == 0x07 ? 2 : 1) : p.payload[2];
+		p.payload[3] = r.chance32(80) ? uint8_t(1 + r.below32(7)) : p.payload[3];
 	}
 }
 
 // one mutation of the packet or its framing; returns its name
-const char *mutate(Rng &r, Pkt &p, bool v1)
+const char *mutate(fuzz::Rng &r, Pkt &p, bool v1)
 {
-	switch (r.below(36)) {
+	switch (r.below32(36)) {
 	case 0: p.opcode = r.u8(); return "opcode";
-	case 1: p.opcode ^= uint8_t(1u << r.below(8)); return "opcode-bit";
+	case 1: p.opcode ^= uint8_t(1u << r.below32(8)); return "opcode-bit";
 	case 2: p.flags1 ^= 0x40; return "migreq";
-	case 3: p.pad = int(r.below(4)); return "padcnt";
-	case 4: p.flags1 = uint8_t((p.flags1 & 0xf0) | (1 + r.below(15))); return "tver";
-	case 5: p.pkey = r.pct(50) ? uint16_t(r.u32()) : (r.pct(50) ? 0x7fff : 0); return "pkey";
+	case 3: p.pad = int(r.below32(4)); return "padcnt";
+	case 4: p.flags1 = uint8_t((p.flags1 & 0xf0) | (1 + r.below32(15))); return "tver";
+	case 5: p.pkey = r.chance32(50) ? uint16_t(r.u32()) : (r.chance32(50) ? 0x7fff : 0); return "pkey";
 	case 6: p.resv8 = r.u8(); return "resv8";
-	case 7: p.qpn = r.pct(50) ? r.u32() & 0xffffff : p.qpn ^ (1u << r.below(24)); return "qpn";
+	case 7: p.qpn = r.chance32(50) ? r.u32() & 0xffffff : p.qpn ^ (1u << r.below32(24)); return "qpn";
 	case 8: p.psn = r.u32() & 0xffffff; return "psn";
-	case 9: p.psn = (p.psn - 1 - r.below(3)) & 0xffffff; return "psn-old";
-	case 10: p.psn = (p.psn + 0x7fffff + r.below(3)) & 0xffffff; return "psn-far";
+	case 9: p.psn = (p.psn - 1 - r.below32(3)) & 0xffffff; return "psn-old";
+	case 10: p.psn = (p.psn + 0x7fffff + r.below32(3)) & 0xffffff; return "psn-far";
 	case 11: p.resv7 = r.u8(); p.ackreq = !p.ackreq; return "ackreq-resv7";
-	case 12: p.hdrs ^= 1u << r.below(7); return "ext-header-set";
-	case 13: p.rkey = r.pct(50) ? r.u32() : p.rkey ^ (1u << r.below(32)); return "rkey";
-	case 14: p.va = r.pct(50) ? r.next() : p.va + r.edge32(); return "va";
+	case 12: p.hdrs ^= 1u << r.below32(7); return "ext-header-set";
+	case 13: p.rkey = r.chance32(50) ? r.u32() : p.rkey ^ (1u << r.below32(32)); return "rkey";
+	case 14: p.va = r.chance32(50) ? r.next() : p.va + r.edge32(); return "va";
 	case 15: p.dma_len = r.edge32(); return "dma-len";
-	case 16: p.qkey = r.pct(50) ? r.u32() : p.qkey | 0x80000000u; return "qkey";
+	case 16: p.qkey = r.chance32(50) ? r.u32() : p.qkey | 0x80000000u; return "qkey";
 	case 17: p.src_qp = r.u32(); return "src-qp";
 	case 18: p.aeth = r.u32(); return "aeth";
 	case 19: p.imm = r.u32(); return "imm-ieth";
 	case 20: {
-		uint32_t n = r.pct(50) ? r.below(8) : r.below(1400);
+		uint32_t n = r.chance32(50) ? r.below32(8) : r.below32(1400);
 		p.payload.resize(n);
 		return "payload-len";
 	}
-	case 21: p.payload.resize(p.payload.size() + 1 + r.below(4)); return "payload-plus";
-	case 22: p.icrc_xor = 1u << r.below(32); return "icrc-wrong";
-	case 23: p.cut_transport = int(1 + r.below(40)); return "cut-transport";
-	case 24: p.cut_frame = int(1 + r.below(60)); return "cut-frame";
+	case 21: p.payload.resize(p.payload.size() + 1 + r.below32(4)); return "payload-plus";
+	case 22: p.icrc_xor = 1u << r.below32(32); return "icrc-wrong";
+	case 23: p.cut_transport = int(1 + r.below32(40)); return "cut-transport";
+	case 24: p.cut_frame = int(1 + r.below32(60)); return "cut-frame";
 	case 25:
 		if (v1)
-			p.grh_len_delta = int(r.below(2) ? -int(1 + r.below(16)) : 1 + r.below(16));
+			p.grh_len_delta = int(r.below32(2) ? -int(1 + r.below32(16)) : 1 + r.below32(16));
 		else
-			p.udp_len_delta = int(r.below(2) ? -int(1 + r.below(16)) : 1 + r.below(16));
+			p.udp_len_delta = int(r.below32(2) ? -int(1 + r.below32(16)) : 1 + r.below32(16));
 		return "l3-l4-len";
 	case 26:
 		if (v1)
-			p.grh_ver = uint8_t(r.below(16));
+			p.grh_ver = uint8_t(r.below32(16));
 		else
-			p.ip_len_delta = int(r.below(2) ? -int(1 + r.below(30)) : 1 + r.below(30));
+			p.ip_len_delta = int(r.below32(2) ? -int(1 + r.below32(30)) : 1 + r.below32(30));
 		return v1 ? "grh-ipver" : "ip-len";
 	case 27:
 		if (v1)
 			p.grh_nxt = r.u8();
 		else
-			p.frag = r.pct(50) ? 0x2000 : uint16_t(r.below(0x2000));
+			p.frag = r.chance32(50) ? 0x2000 : uint16_t(r.below32(0x2000));
 		return v1 ? "grh-nxthdr" : "ip-frag";
 	case 28:
 		if (v1)
-			p.dgid[r.below(16)] ^= uint8_t(1 + r.below(255));
+			p.dgid[r.below32(16)] ^= uint8_t(1 + r.below32(255));
 		else
-			p.udp_csum = uint16_t(1 + r.below(0xffff));
+			p.udp_csum = uint16_t(1 + r.below32(0xffff));
 		return v1 ? "dgid" : "udp-csum";
 	case 29:
 		if (v1)
-			p.sgid[r.below(16)] ^= uint8_t(1 + r.below(255));
+			p.sgid[r.below32(16)] ^= uint8_t(1 + r.below32(255));
 		else
 			p.src_ip = r.u32();
 		return v1 ? "sgid" : "src-ip";
@@ -434,23 +434,23 @@ const char *mutate(Rng &r, Pkt &p, bool v1)
 		else
 			p.tos = r.u8(), p.ttl = r.u8();
 		return "masked-fields";
-	case 31: p.flips.emplace_back(r.below(120), uint8_t(1 + r.below(255))); return "byte-flip";
-	case 32: p.pad = int(r.below(4)); p.payload.resize(r.below(8)); return "pad-short-payload";
+	case 31: p.flips.emplace_back(r.below32(120), uint8_t(1 + r.below32(255))); return "byte-flip";
+	case 32: p.pad = int(r.below32(4)); p.payload.resize(r.below32(8)); return "pad-short-payload";
 	case 33: p.swap = r.next(); p.compare = r.next(); p.va &= ~7ull; return "atomic-args";
 	case 34: p.sport = uint16_t(r.u32()); return "udp-sport";
 	default:
 		if (!v1)
-			p.ihl_ver = uint8_t(0x40 | (5 + r.below(11)));
+			p.ihl_ver = uint8_t(0x40 | (5 + r.below32(11)));
 		return v1 ? "nop" : "ihl";
 	}
 }
 
 } // namespace
 
-void gen_roce(Rng &r, const Targets &t, bool v1, std::vector<uint8_t> &frame, std::string &desc)
+void gen_roce(fuzz::Rng &r, const Targets &t, bool v1, std::vector<uint8_t> &frame, std::string &desc)
 {
 	Pkt p;
-	unsigned mode = r.below(100);
+	unsigned mode = r.below32(100);
 	std::string muts;
 
 	std::memcpy(p.dst_mac, t.peer_mac.data(), 6);
@@ -460,10 +460,10 @@ void gen_roce(Rng &r, const Targets &t, bool v1, std::vector<uint8_t> &frame, st
 	p.dst_ip = t.peer_ip;
 	ipv4_gid(p.sgid, t.my_ip);
 	ipv4_gid(p.dgid, t.peer_ip);
-	p.sport = uint16_t(0xc000 | r.below(0x4000));
+	p.sport = uint16_t(0xc000 | r.below32(0x4000));
 	valid(r, t, v1, p);
 	if (mode >= 30) {
-		unsigned n = mode < 80 ? 1 : 2 + r.below(5);
+		unsigned n = mode < 80 ? 1 : 2 + r.below32(5);
 
 		for (unsigned i = 0; i < n; i++)
 			muts += std::string(i ? "," : "") + mutate(r, p, v1);

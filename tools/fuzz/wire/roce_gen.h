@@ -8,7 +8,7 @@
 // wrong), the rest several mutations at once.
 #pragma once
 
-#include "rng.h"
+#include "common/rng.h"
 #include "targets.h"
 
 #include <cstdint>
@@ -21,6 +21,6 @@ constexpr uint16_t kRoceV2Port = 4791;
 constexpr uint16_t kEthRoceV1 = 0x8915;
 
 // Builds one frame from @r into @frame; @desc gets a one-line summary.
-void gen_roce(Rng &r, const Targets &t, bool v1, std::vector<uint8_t> &frame, std::string &desc);
+void gen_roce(fuzz::Rng &r, const Targets &t, bool v1, std::vector<uint8_t> &frame, std::string &desc);
 
 } // namespace fw

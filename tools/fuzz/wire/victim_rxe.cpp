@@ -31,10 +31,7 @@ ibv_qp_state state_of(ibv_qp *qp)
 void RxeTargets::plan(Arena &arena)
 {
 	arena_ = &arena;
-	w_rw_ = arena.add("rxe_rw", kWin, true);
-	w_ro_ = arena.add("rxe_ro", kWin, false);
-	w_none_ = arena.add("rxe_none", kWin, false);
-	w_recv_ = arena.add("rxe_recv", kSlot * kSlots, true);
+	verbs_.plan(arena, "rxe", kWin, kSlot, kSlots);
 	w_sink_ = arena.add("rxe_read_sink", kWin, true);
 }
 
@@ -98,6 +95,17 @@ bool RxeTargets::ready_ud(Qp &q)
 	return !ibv_modify_qp(q.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
+bool RxeTargets::make_qp(Qp &q, ibv_qp_type type, int gid_index, uint32_t psn)
+{
+	ibv_qp_init_attr ia = verbs_.qp_attr(type, kRecvPerQp);
+
+	q.qp = ibv_create_qp(verbs_.pd(), &ia);
+	q.rc = type == IBV_QPT_RC;
+	q.gid_index = gid_index;
+	q.psn = psn;
+	return q.qp && (q.rc ? connect_rc(q) : ready_ud(q));
+}
+
 bool RxeTargets::setup(const RxeConfig &cfg, Arena &arena, std::string &err)
 {
 	int n = 0;
@@ -111,48 +119,25 @@ bool RxeTargets::setup(const RxeConfig &cfg, Arena &arena, std::string &err)
 		ibv_free_device_list(list);
 	if (!ctx_)
 		return err = "open " + cfg.dev, false;
-	pd_ = ibv_alloc_pd(ctx_);
-	cq_ = pd_ ? ibv_create_cq(ctx_, 512, nullptr, nullptr, 0) : nullptr;
-	if (!cq_)
+	if (!verbs_.open(ctx_, 512))
 		return err = "pd/cq", false;
-	auto reg = [&](size_t w, int access) {
-		return ibv_reg_mr(pd_, arena.at(w), arena.len(w), access);
-	};
-	mr_rw_ = reg(w_rw_, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-	mr_ro_ = reg(w_ro_, IBV_ACCESS_REMOTE_READ);
-	mr_none_ = reg(w_none_, 0);
-	mr_recv_ = reg(w_recv_, IBV_ACCESS_LOCAL_WRITE);
-	mr_sink_ = reg(w_sink_, IBV_ACCESS_LOCAL_WRITE);
-	if (!mr_rw_ || !mr_ro_ || !mr_none_ || !mr_recv_ || !mr_sink_)
+	if (!verbs_.reg_target_mrs(arena, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC))
+		return err = "ibv_reg_mr", false;
+	mr_sink_ = verbs_.reg(arena, w_sink_, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr_sink_)
 		return err = "ibv_reg_mr", false;
 
-	auto make = [&](Qp &q, ibv_qp_type type, int gid, uint32_t psn) {
-		ibv_qp_init_attr ia = {};
-
-		ia.send_cq = cq_;
-		ia.recv_cq = cq_;
-		ia.qp_type = type;
-		ia.cap.max_send_wr = 8;
-		ia.cap.max_recv_wr = kRecvPerQp;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
-		q.qp = ibv_create_qp(pd_, &ia);
-		q.rc = type == IBV_QPT_RC;
-		q.gid_index = gid;
-		q.psn = psn;
-		return q.qp && (q.rc ? connect_rc(q) : ready_ud(q));
-	};
-	if (!make(a_, IBV_QPT_RC, cfg.gid_index, cfg.psn_a) ||
-	    !make(b_, IBV_QPT_RC, cfg.gid_index, cfg.psn_b) ||
-	    !make(ud_, IBV_QPT_UD, cfg.gid_index, 0))
+	if (!make_qp(a_, IBV_QPT_RC, cfg.gid_index, cfg.psn_a) ||
+	    !make_qp(b_, IBV_QPT_RC, cfg.gid_index, cfg.psn_b) ||
+	    !make_qp(ud_, IBV_QPT_UD, cfg.gid_index, 0))
 		return err = "create/connect QPs", false;
 	b_.requester = cfg.requester;
-	if (cfg.v1_gid_index >= 0 && !make(v1_, IBV_QPT_RC, cfg.v1_gid_index, cfg.psn_a))
+	if (cfg.v1_gid_index >= 0 && !make_qp(v1_, IBV_QPT_RC, cfg.v1_gid_index, cfg.psn_a))
 		return err = "RoCE v1 QP", false;
 	for (Qp *q : { &a_, &b_, &ud_, &v1_ })
 		if (q->qp)
-			refill(*q);
+			verbs_.refill(q->qp, q->posted, kRecvPerQp);
 	if (b_.requester)
 		keep_busy(b_);
 	return true;
@@ -168,32 +153,7 @@ void RxeTargets::describe(Info &info) const
 	info["psn_b"] = cfg_.psn_b;
 	info["dest_qpn"] = cfg_.dest_qpn;
 	info["qkey"] = cfg_.qkey;
-	auto mr = [&](const char *name, ibv_mr *m) {
-		info[std::string(name) + "_va"] = reinterpret_cast<uintptr_t>(m->addr);
-		info[std::string(name) + "_rkey"] = m->rkey;
-		info[std::string(name) + "_len"] = m->length;
-	};
-	mr("rw", mr_rw_);
-	mr("ro", mr_ro_);
-	mr("no", mr_none_);
-	mr("recv", mr_recv_);
-}
-
-void RxeTargets::refill(Qp &q)
-{
-	while (q.posted < kRecvPerQp) {
-		ibv_sge sge = {};
-		ibv_recv_wr wr = {}, *bad = nullptr;
-
-		sge.addr = reinterpret_cast<uintptr_t>(arena_->at(w_recv_) + (slot_++ % kSlots) * kSlot);
-		sge.length = kSlot;
-		sge.lkey = mr_recv_->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		if (ibv_post_recv(q.qp, &wr, &bad))
-			return;
-		q.posted++;
-	}
+	verbs_.describe(info, "", "rkey");
 }
 
 // QP B: an RDMA READ into the sink and a SEND, so ACKs and read responses
@@ -202,25 +162,20 @@ void RxeTargets::keep_busy(Qp &q)
 {
 	if (q.outstanding)
 		return;
-	ibv_sge rs = {}, ss = {};
+	ibv_sge rs = sge_of(arena_->at(w_sink_) + 1024, 512, mr_sink_);
+	ibv_sge ss = sge_of(verbs_.ro_buf(*arena_), 64, verbs_.mrs().ro);
 	ibv_send_wr rd = {}, sd = {}, *bad = nullptr;
 
-	rs.addr = reinterpret_cast<uintptr_t>(arena_->at(w_sink_) + 1024);
-	rs.length = 512;
-	rs.lkey = mr_sink_->lkey;
+	for (ibv_send_wr *wr : { &rd, &sd }) {
+		wr->num_sge = 1;
+		wr->send_flags = IBV_SEND_SIGNALED;
+	}
 	rd.opcode = IBV_WR_RDMA_READ;
 	rd.sg_list = &rs;
-	rd.num_sge = 1;
-	rd.send_flags = IBV_SEND_SIGNALED;
 	rd.wr.rdma.remote_addr = 0x10000;
 	rd.wr.rdma.rkey = 0x1234;
-	ss.addr = reinterpret_cast<uintptr_t>(arena_->at(w_ro_));
-	ss.length = 64;
-	ss.lkey = mr_ro_->lkey;
 	sd.opcode = IBV_WR_SEND;
 	sd.sg_list = &ss;
-	sd.num_sge = 1;
-	sd.send_flags = IBV_SEND_SIGNALED;
 	rd.next = &sd;
 	if (!ibv_post_send(q.qp, &rd, &bad))
 		q.outstanding = 2;
@@ -234,12 +189,26 @@ RxeTargets::Qp *RxeTargets::by_qpn(uint32_t qpn)
 	return nullptr;
 }
 
+bool RxeTargets::recover(Qp &q)
+{
+	ibv_qp_attr a = {};
+
+	a.qp_state = IBV_QPS_RESET;
+	if (ibv_modify_qp(q.qp, &a, IBV_QP_STATE))
+		return false;
+	// drop what the flush left for this QP: its WQEs are gone
+	q.posted = 0;
+	q.outstanding = 0;
+	q.resets++;
+	return q.rc ? connect_rc(q) : ready_ud(q);
+}
+
 void RxeTargets::tick()
 {
 	ibv_wc wc[32];
 	int n;
 
-	while ((n = ibv_poll_cq(cq_, 32, wc)) > 0) {
+	while ((n = ibv_poll_cq(verbs_.cq(), 32, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			Qp *q = by_qpn(wc[i].qp_num);
 
@@ -270,21 +239,12 @@ void RxeTargets::tick()
 
 		if (s == IBV_QPS_ERR || s == IBV_QPS_SQE ||
 		    (cycle && q->rc && !q->requester && s == IBV_QPS_RTS)) {
-			ibv_qp_attr a = {};
-
-			a.qp_state = IBV_QPS_RESET;
-			if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE))
-				continue;
-			// drop what the flush left for this QP: its WQEs are gone
-			q->posted = 0;
-			q->outstanding = 0;
-			q->resets++;
-			if (!(q->rc ? connect_rc(*q) : ready_ud(*q)))
+			if (!recover(*q))
 				continue;
 			s = IBV_QPS_RTS;
 		}
 		if (s == IBV_QPS_RTS) {
-			refill(*q);
+			verbs_.refill(q->qp, q->posted, kRecvPerQp);
 			if (q->requester)
 				keep_busy(*q);
 		}
@@ -302,13 +262,7 @@ void RxeTargets::teardown()
 	for (Qp *q : { &a_, &b_, &ud_, &v1_ })
 		if (q->qp)
 			ibv_destroy_qp(q->qp);
-	for (ibv_mr *m : { mr_rw_, mr_ro_, mr_none_, mr_recv_, mr_sink_ })
-		if (m)
-			ibv_dereg_mr(m);
-	if (cq_)
-		ibv_destroy_cq(cq_);
-	if (pd_)
-		ibv_dealloc_pd(pd_);
+	verbs_.release();
 	if (ctx_)
 		ibv_close_device(ctx_);
 }

@@ -12,6 +12,7 @@
 
 #include "side_channel.h"
 #include "victim_mem.h"
+#include "victim_verbs.h"
 
 #include <infiniband/verbs.h>
 
@@ -51,20 +52,19 @@ private:
 	};
 	bool connect_rc(Qp &q);
 	bool ready_ud(Qp &q);
-	void refill(Qp &q);
+	bool make_qp(Qp &q, ibv_qp_type type, int gid_index, uint32_t psn);
 	void keep_busy(Qp &q);
+	// back to RESET and connected again (after an error or for a restart)
+	bool recover(Qp &q);
 	Qp *by_qpn(uint32_t qpn);
 
 	RxeConfig cfg_;
 	Arena *arena_ = nullptr;
-	size_t w_rw_ = 0, w_ro_ = 0, w_none_ = 0, w_recv_ = 0, w_sink_ = 0;
+	size_t w_sink_ = 0;
 	ibv_context *ctx_ = nullptr;
-	ibv_pd *pd_ = nullptr;
-	ibv_cq *cq_ = nullptr;
-	ibv_mr *mr_rw_ = nullptr, *mr_ro_ = nullptr, *mr_none_ = nullptr;
-	ibv_mr *mr_recv_ = nullptr, *mr_sink_ = nullptr;
+	VictimVerbs verbs_;
+	ibv_mr *mr_sink_ = nullptr;
 	Qp a_, b_, v1_, ud_;
-	unsigned slot_ = 0;
 	std::chrono::steady_clock::time_point last_cycle_{};
 	unsigned long wc_ok_ = 0, wc_err_ = 0, recv_ok_ = 0;
 };

@@ -20,11 +20,7 @@ constexpr int kRecvPerQp = 8;
 
 void SiwTargets::plan(Arena &arena)
 {
-	arena_ = &arena;
-	w_rw_ = arena.add("siw_rw", kWin, true);
-	w_ro_ = arena.add("siw_ro", kWin, false);
-	w_none_ = arena.add("siw_none", kWin, false);
-	w_recv_ = arena.add("siw_recv", kSlot * kSlots, true);
+	verbs_.plan(arena, "siw", kWin, kSlot, kSlots);
 }
 
 bool SiwTargets::setup(const std::string &dev, uint16_t port, Arena &arena, std::string &err)
@@ -40,18 +36,10 @@ bool SiwTargets::setup(const std::string &dev, uint16_t port, Arena &arena, std:
 		rdma_free_devices(devs);
 	if (!ctx_)
 		return err = "no rdma_cm device " + dev, false;
-	pd_ = ibv_alloc_pd(ctx_);
-	cq_ = pd_ ? ibv_create_cq(ctx_, 1024, nullptr, nullptr, 0) : nullptr;
-	if (!cq_)
+	if (!verbs_.open(ctx_, 1024))
 		return err = "siw pd/cq", false;
-	auto reg = [&](size_t w, int access) {
-		return ibv_reg_mr(pd_, arena.at(w), arena.len(w), access);
-	};
-	mr_rw_ = reg(w_rw_, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	mr_ro_ = reg(w_ro_, IBV_ACCESS_REMOTE_READ);
-	mr_none_ = reg(w_none_, 0);
-	mr_recv_ = reg(w_recv_, IBV_ACCESS_LOCAL_WRITE);
-	if (!mr_rw_ || !mr_ro_ || !mr_none_ || !mr_recv_)
+	if (!verbs_.reg_target_mrs(arena, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ))
 		return err = "siw ibv_reg_mr", false;
 
 	ch_ = rdma_create_event_channel();
@@ -70,39 +58,12 @@ bool SiwTargets::setup(const std::string &dev, uint16_t port, Arena &arena, std:
 void SiwTargets::describe(Info &info) const
 {
 	info["siw_port"] = port_;
-	auto mr = [&](const char *name, ibv_mr *m) {
-		info[std::string("siw_") + name + "_va"] = reinterpret_cast<uintptr_t>(m->addr);
-		info[std::string("siw_") + name + "_stag"] = m->rkey;
-		info[std::string("siw_") + name + "_len"] = m->length;
-	};
-	mr("rw", mr_rw_);
-	mr("ro", mr_ro_);
-	mr("no", mr_none_);
-	mr("recv", mr_recv_);
-}
-
-void SiwTargets::refill(rdma_cm_id *id)
-{
-	int &posted = posted_[id];
-
-	while (posted < kRecvPerQp) {
-		ibv_sge sge = {};
-		ibv_recv_wr wr = {}, *bad = nullptr;
-
-		sge.addr = reinterpret_cast<uintptr_t>(arena_->at(w_recv_) + (slot_++ % kSlots) * kSlot);
-		sge.length = kSlot;
-		sge.lkey = mr_recv_->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		if (ibv_post_recv(id->qp, &wr, &bad))
-			return;
-		posted++;
-	}
+	verbs_.describe(info, "siw_", "stag");
 }
 
 void SiwTargets::accept(rdma_cm_id *id)
 {
-	ibv_qp_init_attr ia = {};
+	ibv_qp_init_attr ia = verbs_.qp_attr(IBV_QPT_RC, kRecvPerQp);
 	rdma_conn_param cp = {};
 
 	requests_++;
@@ -113,21 +74,14 @@ void SiwTargets::accept(rdma_cm_id *id)
 		rdma_destroy_id(id);
 		return;
 	}
-	ia.send_cq = cq_;
-	ia.recv_cq = cq_;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = 8;
-	ia.cap.max_recv_wr = kRecvPerQp;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, pd_, &ia)) {
+	if (rdma_create_qp(id, verbs_.pd(), &ia)) {
 		accept_fail_++;
 		rdma_reject(id, nullptr, 0);
 		rdma_destroy_id(id);
 		return;
 	}
 	by_qpn_[id->qp->qp_num] = id;
-	refill(id);
+	verbs_.refill(id->qp, posted_[id], kRecvPerQp);
 	cp.responder_resources = 4;
 	cp.initiator_depth = 4;
 	if (rdma_accept(id, &cp)) {
@@ -184,7 +138,7 @@ void SiwTargets::tick()
 	int n;
 	std::vector<rdma_cm_id *> touched;
 
-	while (cq_ && (n = ibv_poll_cq(cq_, 32, wc)) > 0) {
+	while (verbs_.cq() && (n = ibv_poll_cq(verbs_.cq(), 32, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			wc[i].status == IBV_WC_SUCCESS ? wc_ok_++ : wc_err_++;
 			auto it = by_qpn_.find(wc[i].qp_num);
@@ -201,7 +155,7 @@ void SiwTargets::tick()
 	}
 	for (rdma_cm_id *id : touched)
 		if (posted_.count(id))
-			refill(id);
+			verbs_.refill(id->qp, posted_[id], kRecvPerQp);
 }
 
 void SiwTargets::report() const
@@ -217,13 +171,7 @@ void SiwTargets::teardown()
 		drop(by_qpn_.begin()->second);
 	if (listen_)
 		rdma_destroy_id(listen_);
-	for (ibv_mr *m : { mr_rw_, mr_ro_, mr_none_, mr_recv_ })
-		if (m)
-			ibv_dereg_mr(m);
-	if (cq_)
-		ibv_destroy_cq(cq_);
-	if (pd_)
-		ibv_dealloc_pd(pd_);
+	verbs_.release();
 	if (ch_)
 		rdma_destroy_event_channel(ch_);
 }

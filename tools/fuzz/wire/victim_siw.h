@@ -9,6 +9,7 @@
 
 #include "side_channel.h"
 #include "victim_mem.h"
+#include "victim_verbs.h"
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -34,20 +35,14 @@ private:
 	void on_event(rdma_cm_event *ev);
 	void accept(rdma_cm_id *id);
 	void drop(rdma_cm_id *id);
-	void refill(rdma_cm_id *id);
 
-	Arena *arena_ = nullptr;
-	size_t w_rw_ = 0, w_ro_ = 0, w_none_ = 0, w_recv_ = 0;
 	uint16_t port_ = 0;
 	rdma_event_channel *ch_ = nullptr;
 	rdma_cm_id *listen_ = nullptr;
 	ibv_context *ctx_ = nullptr;
-	ibv_pd *pd_ = nullptr;
-	ibv_cq *cq_ = nullptr;
-	ibv_mr *mr_rw_ = nullptr, *mr_ro_ = nullptr, *mr_none_ = nullptr, *mr_recv_ = nullptr;
+	VictimVerbs verbs_;
 	std::map<uint32_t, rdma_cm_id *> by_qpn_;
 	std::map<rdma_cm_id *, int> posted_;
-	unsigned slot_ = 0;
 	unsigned long requests_ = 0, established_ = 0, accept_fail_ = 0, ended_ = 0;
 	unsigned long wc_ok_ = 0, wc_err_ = 0, other_dev_ = 0;
 };
