@@ -19,7 +19,7 @@ for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat
 done
 # The size sweeps check every size, not speed: a slow kernel (the debug one
 # moves a tenth of the bytes) runs fewer iterations of each.
-n=50
+n=20
 [ "${RDMA_KMOD_TIME_FACTOR:-1}" = 1 ] || n=8
 pair "ib_write_bw -a" 300 ib_write_bw $o -a -n $n -- ib_write_bw $o -a -n $n 127.0.0.1
 pair "ib_read_bw -a" 300 ib_read_bw $o -a -n $n -- ib_read_bw $o -a -n $n 127.0.0.1
