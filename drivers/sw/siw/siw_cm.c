@@ -258,6 +258,26 @@ static void siw_cep_sock_release(struct siw_cep *cep, bool abrupt)
 	cep->sock = NULL;
 }
 
+/*
+ * A socket from sock_create_kern() holds no reference on its netns, and
+ * tcp_close() therefore stops all its TCP timers (the netns may go away
+ * under it). Ours outlive sock_release() after a graceful close: the FIN
+ * still has to be delivered, and without the retransmit timer a lost FIN
+ * or a lost ACK of it leaves an orphan in FIN-WAIT-1, CLOSING or LAST-ACK
+ * for ever. So each holds its netns as a user's socket does; sockets
+ * accepted from our listeners inherit that from the listener.
+ */
+static void siw_sock_hold_net(struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+
+	if (sk->sk_net_refcnt)
+		return;
+	sk->sk_net_refcnt = 1;
+	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
+	sock_inuse_add(net, 1);
+}
+
 static int siw_sock_create(struct siw_device *sdev, int family,
 			   struct socket **sock)
 {
@@ -267,6 +287,7 @@ static int siw_sock_create(struct siw_device *sdev, int family,
 			       IPPROTO_TCP, sock);
 	if (err)
 		return err;
+	siw_sock_hold_net((*sock)->sk);
 	sock_set_reuseaddr((*sock)->sk);
 	return 0;
 }
@@ -498,6 +519,8 @@ static void siw_listen_accept(struct siw_cep *lcep)
 			sock_release(newsock);
 			continue;
 		}
+		/* inherited from the listener already; never left out */
+		siw_sock_hold_net(newsock->sk);
 		siw_sock_tune(newsock);
 		/* not yet reachable by anyone: no need for its lock */
 		cep->state = SIW_EPSTATE_AWAIT_MPAREQ;
