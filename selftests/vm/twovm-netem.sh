@@ -11,14 +11,23 @@
 # no stuck QP); with loss, the retry counters (rxe hw_counters, TCP
 # retransmits for siw) summed over both VMs must have moved; no siw TCP
 # connection may stay behind after its QP is gone. SOAK_BYTES=1073741824 is
-# the long run (Documentation/testing.md).
+# the long run; SOAK_MTU, SOAK_ONEWAY, NETEM with commas for spaces are its
+# knobs (Documentation/testing.md).
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
 bytes=${SOAK_BYTES:-524288}
-netem=${NETEM:-loss 3% duplicate 1% delay 1ms 1ms reorder 10%}
+# NETEM: commas stand for spaces (run.sh --env takes no spaces or %; tc
+# reads a bare number after loss/duplicate/reorder as percent).
+netem=$(echo "${NETEM:-loss 3% duplicate 1% delay 1ms 1ms reorder 10%}" | tr , ' ')
+# SOAK_MTU: eth0's MTU in both VMs (9000: rxe's path MTU becomes 4096).
+mtu=${SOAK_MTU:-}
 soak=$RDMA_KMOD_SRC/build/tools/rc_soak
-drivers=${SOAK_DRIVERS:-rxe siw}
+drivers=$(echo "${SOAK_DRIVERS:-rxe siw}" | tr , ' ')
+# SOAK_ONEWAY=1: only the first pass, where the VM of role client (ours, on
+# --two-vm) is rc_soak's client: half the time for a long soak.
+sroles="server client"
+[ "${SOAK_ONEWAY:-0}" = 1 ] && sroles=server
 # rc_soak --ack-timeout: rxe's retransmission timeout, 4.096 us * 2^T (67 ms)
 ackt="--ack-timeout ${SOAK_ACK_TIMEOUT:-14}"
 tf=${RDMA_KMOD_TIME_FACTOR:-1}
@@ -27,10 +36,13 @@ t=$((300 + bytes / 1048576 * 20))
 
 [ -x "$soak" ] || die "no $soak (make tools)"
 modprobe sch_netem || die "modprobe sch_netem"
+if [ -n "$mtu" ]; then
+	ip link set dev eth0 mtu "$mtu" || die "eth0 mtu $mtu"
+fi
 wait_peer
 # shellcheck disable=SC2086
 tc qdisc add dev eth0 root netem $netem || die "tc qdisc add netem $netem"
-echo "netem on eth0: $(tc qdisc show dev eth0)"
+echo "netem on eth0: $(tc qdisc show dev eth0), mtu $(cat /sys/class/net/eth0/mtu)"
 case "$netem" in *loss*) lossy=1 ;; *) lossy=0 ;; esac
 
 # soak DEV PORT CHUNK [OPTION...]: rc_soak both ways over DEV, CHUNK bytes
@@ -39,7 +51,7 @@ retries=0
 soak() {
 	dev=$1 port=$2 chunk=$3
 	shift 3
-	for srole in server client; do
+	for srole in $sroles; do
 		peer_barrier || echo "note: peer did not come to the step"
 		if [ "$RDMA_KMOD_ROLE" = "$srole" ]; then
 			step "rc_soak $dev, $bytes bytes per family" $srole $t \
@@ -103,6 +115,7 @@ for drv in $drivers; do
 		modprobe rdma_rxe && modprobe ib_uverbs && modprobe rdma_ucm || die "modules"
 		rdma link add rxe0 type rxe netdev eth0 || die "rxe0"
 		ipv4_gid_index >/dev/null || die "no IPv4 GID on rxe0"
+		ibv_devinfo -d rxe0 2>/dev/null | grep -m1 active_mtu
 		# 4 packets per message at rxe's 1024-byte MTU: go-back-N under
 		# this much loss and reordering moves 64 KiB messages at a crawl.
 		# The stock requester counts every sequence NAK against the retry

@@ -21,6 +21,7 @@ enum Kind : uint32_t {
 	K_ADONE,	// check the atomic slots: a = slots, b = ops
 	K_END,		// last message; the client disconnects after the ACK
 	K_ACK,		// server -> client: a = corrupt bytes in this family
+	K_APING,	// atomics go on: the server sees no completion meanwhile
 };
 
 constexpr uint32_t kMagic = 0x534f414b;	// "SOAK"
@@ -45,6 +46,7 @@ constexpr int kBatch = 16;			// SENDs per ACK; also WRITE/READ chunks per window
 constexpr int kRecvDepth = 2 * kBatch;		// receives posted per side
 constexpr int kSlots = 16;			// atomic slots, one op in flight each
 constexpr uint64_t kAtomicBytesPerOp = 2048;	// --bytes N means N / 2048 atomic ops
+constexpr uint64_t kAtomicRound = 4096;		// atomic ops between two APINGs
 
 const char *family_name(uint32_t fam);
 

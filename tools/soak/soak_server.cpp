@@ -191,6 +191,10 @@ struct Server {
 			for (uint32_t s = 0; s < h.a; s++)
 				reinterpret_cast<uint64_t *>(c.window)[s] = atomic_init(seed, s);
 			break;
+		case K_APING:
+			if (fam != FAM_ATOMIC)
+				fail("APING outside the ATOMIC family");
+			break;
 		case K_ADONE:
 			if (fam != FAM_ATOMIC || h.a > kSlots)
 				fail("ADONE outside the ATOMIC family");
