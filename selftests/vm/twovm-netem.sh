@@ -11,7 +11,8 @@
 # no stuck QP); with loss, the retry counters (rxe hw_counters, TCP
 # retransmits for siw) summed over both VMs must have moved; no siw TCP
 # connection may stay behind after its QP is gone. SOAK_BYTES=1073741824 is
-# the long run; SOAK_MTU, SOAK_ONEWAY, NETEM with commas for spaces are its
+# the long run; SOAK_MTU, SOAK_ONEWAY, SOAK_FAMILY, NETEM with commas for
+# spaces are its
 # knobs (Documentation/testing.md).
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
@@ -28,6 +29,8 @@ drivers=$(echo "${SOAK_DRIVERS:-rxe siw}" | tr , ' ')
 # --two-vm) is rc_soak's client: half the time for a long soak.
 sroles="server client"
 [ "${SOAK_ONEWAY:-0}" = 1 ] && sroles=server
+# SOAK_FAMILY: one of send, write, read, atomic (all of them if unset).
+family=${SOAK_FAMILY:-all}
 # rc_soak --ack-timeout: rxe's retransmission timeout, 4.096 us * 2^T (67 ms)
 ackt="--ack-timeout ${SOAK_ACK_TIMEOUT:-14}"
 tf=${RDMA_KMOD_TIME_FACTOR:-1}
@@ -59,7 +62,7 @@ soak() {
 		else
 			step "rc_soak $dev, $bytes bytes per family" $srole $t \
 				"$soak" --dev "$dev" --port "$port" --seed "$port" \
-				--chunk "$chunk" --bytes "$bytes" --family all $ackt "$@" --client
+				--chunk "$chunk" --bytes "$bytes" --family $family $ackt "$@" --client
 		fi
 		grep '^rc_soak: ' /tmp/step.out | grep -v listening
 		r=$(sed -n "s/^rc_soak: $dev retries //p" /tmp/step.out)
@@ -68,6 +71,8 @@ soak() {
 			n=$(grep -cE "^rc_soak: $dev ((send|write|read) bytes $bytes|atomic bytes [0-9]+) ops [0-9]+ corrupt 0 " /tmp/step.out)
 			want=4
 			[ "$dev" = siw0 ] && want=3	# iWARP: no atomics
+			[ "$family" = all ] || want=1
+			[ "$family.$dev" = atomic.siw0 ] && want=0
 			[ "$n" = $want ] && ok "rc_soak $dev: $n families verified" ||
 				bad "rc_soak $dev: $n of $want families verified"
 		fi

@@ -757,14 +757,18 @@ int rxe_requester(struct rxe_qp *qp)
 	if (req_psn_window_full(qp))
 		return -EAGAIN;
 
+	if (rxe_xmit_throttled(qp, &qp->need_req_skb))
+		return -EAGAIN;
+
+	/*
+	 * Nothing may turn us back between taking the credit and sending: a
+	 * WQE still "posted" on the next run would forget that it holds one.
+	 */
 	if ((mask & (WR_READ_MASK | WR_ATOMIC_MASK)) && !wqe->has_rd_atomic) {
 		if (!req_get_rd_atomic(qp))
 			return -EAGAIN;
 		wqe->has_rd_atomic = 1;
 	}
-
-	if (rxe_xmit_throttled(qp, &qp->need_req_skb))
-		return -EAGAIN;
 	return req_send_pkt(qp, wqe, opcode, mask);
 }
 
