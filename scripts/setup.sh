@@ -15,11 +15,12 @@ export DEBIAN_FRONTEND=noninteractive
 # nvme-cli, fio: the NVMe over Fabrics selftests.
 # make deb and its test need only dpkg-deb, apt and unshare (always there).
 # strace and python3-pyverbs: the uverbs ioctl tests (verbs_ioctl, verbs_pyverbs).
+# nfs-kernel-server (with nfs-common): NFS over RDMA (ulp/rpcrdma, issue 14).
 PKGS="build-essential kmod bc linux-headers-amd64 qemu-system-x86 busybox-static
  libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev googletest libgtest-dev cmake pkg-config dkms
  rdma-core ibverbs-utils ibverbs-providers rdmacm-utils infiniband-diags perftest qperf
  gnuplot-nox iproute2 dwarves cpio xz-utils llvm python3 systemd git tcpdump
- iperf3 linux-source-6.1 nvme-cli fio strace python3-pyverbs"
+ iperf3 linux-source-6.1 nvme-cli fio strace python3-pyverbs nfs-kernel-server"
 
 missing=""
 for p in $PKGS; do
