@@ -121,7 +121,8 @@ gather_modules() {
 	# A --modules-dir is the whole set (an installed package's, say).
 	if [ "$vstack" = ours ] && [ -z "$modules_dir" ] && [ -s "$vcompat/status.txt" ]; then
 		cp "$vcompat/status.txt" "$dir.compat-status"
-		find "$vcompat/modules" -name '*.ko' -exec cp {} "$dir/" \; 2>/dev/null
+		# our own ULP of the same name (ulp/, when built) wins
+		find "$vcompat/modules" -name '*.ko' -exec cp -n {} "$dir/" \; 2>/dev/null
 	fi
 	if [ -z "$(ls "$dir")" ]; then
 		[ "$vstack" = stock ] && return 0
