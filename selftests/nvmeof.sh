@@ -63,10 +63,14 @@ nvmeof_host() {
 	# On the debug kernel lockdep reports a lock-order problem inside the
 	# stock nvme_core's native multipath (partition_scan_work flushed under
 	# the disk's open_mutex when the last opener closes a removed
-	# namespace; no RDMA code involved): there the host runs without it.
+	# namespace; no RDMA code involved): there the host runs without it,
+	# from the kernel command line (scripts/vm/run.sh), since any test may
+	# be the first to load nvme_core.
 	case $(uname -r) in
 	*-rdma-kmod-debug)
-		grep -q '^nvme_core ' /proc/modules || modprobe nvme_core multipath=N ;;
+		modprobe nvme_core &&
+			[ "$(cat /sys/module/nvme_core/parameters/multipath)" = N ] ||
+			{ bad "nvme_core without native multipath on the debug kernel"; return 1; } ;;
 	esac
 	modprobe nvme-rdma || { bad "modprobe nvme-rdma"; return 1; }
 	NVMEOF_MARK=$(dmesg | wc -l)

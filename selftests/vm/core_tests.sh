@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # Runs the C++ NLDEV/sysfs suites (tools/, built by `make tools`) in the guest:
-# Enumerate, LinkLifecycle, Gid, PortState, NetdevRemoval, MultiDevice,
-# BadInput (plus the host-side ParseUnit checks). Extra arguments go to the
-# gtest binary, e.g. --gtest_filter='Gid.*'; so does $CORE_TESTS_FILTER.
+# Enumerate, LinkLifecycle, Gid, PortState, NetdevRemoval, BadInput (plus the
+# host-side ParseUnit checks); MultiDevice is core_multidevice.sh's (split off
+# so that each stays well within the per-test limit on the debug kernel,
+# where the whole set took 651 s on a free machine). Extra arguments go to
+# the gtest binary, e.g. --gtest_filter='Gid.*'; so does $CORE_TESTS_FILTER.
 set -u
 
 tools=${RDMA_KMOD_TOOLS:-${RDMA_KMOD_SRC:-.}/build/tools}
@@ -14,7 +16,4 @@ if [ ! -x "$bin" ]; then
 	exit 1
 fi
 echo "core_tests: $bin on stack ${RDMA_KMOD_STACK:-unknown}"
-if [ -n "${CORE_TESTS_FILTER:-}" ]; then
-	exec "$bin" --gtest_color=no --gtest_filter="$CORE_TESTS_FILTER" "$@"
-fi
-exec "$bin" --gtest_color=no "$@"
+exec "$bin" --gtest_color=no --gtest_filter="${CORE_TESTS_FILTER:--MultiDevice.*}" "$@"
