@@ -228,6 +228,11 @@ struct svc_xprt *svcr_accept(struct svc_xprt *xprt)
 	svc_xprt_init(xprt->xpt_net, &svcr_class, &conn->xprt,
 		      xprt->xpt_server);
 	conn->xprt_inited = true;
+	/*
+	 * Credits are RPC-over-RDMA's congestion control: without the flag
+	 * svc_process() answers NFSv4 calls with PROG_MISMATCH.
+	 */
+	set_bit(XPT_CONG_CTRL, &conn->xprt.xpt_flags);
 	sa = (struct sockaddr *)&conn->cm_id->route.addr.dst_addr;
 	svc_xprt_set_remote(&conn->xprt, sa, svc_addr_len(sa));
 	sa = (struct sockaddr *)&conn->cm_id->route.addr.src_addr;
