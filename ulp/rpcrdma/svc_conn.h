@@ -7,6 +7,7 @@
 #ifndef RDMA_KMOD_SVC_CONN_H
 #define RDMA_KMOD_SVC_CONN_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -15,11 +16,14 @@
 #include <linux/sunrpc/rpc_rdma.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
 
 /* Receives posted beyond the credits granted (room for a reposting lag). */
 #define SVCR_RECV_EXTRA		8
 /* Send contexts beyond the credits (error replies, a reply racing a repost). */
 #define SVCR_SEND_EXTRA		8
+/* Linux clients never send more than 16 segments in a header (7.6). */
+#define SVCR_MAX_SEGS		16
 /* The listen backlog of 7.5. */
 #define SVCR_LISTEN_BACKLOG	10
 
@@ -40,6 +44,25 @@ struct svcr_recv {
 	u32			rchunk_off;	/* reply chunk's count word, 0 = none */
 	u32			rlist_cnt;	/* read chunk segments */
 	__be32			proc;
+	/* the reply's DDP payload for the first Write chunk (result_payload) */
+	bool			pay_set;
+	u32			pay_off;
+	u32			pay_len;
+};
+
+/* One RDMA Read or Write context: one chunk segment. */
+struct svcr_rw {
+	struct list_head	node;
+	struct rdma_rw_ctx	ctx;
+	struct scatterlist	*sg;
+	u32			nents;
+	enum dma_data_direction	dir;
+};
+
+/* A byte range of an xdr_buf. */
+struct svcr_range {
+	u32			off;
+	u32			len;
 };
 
 /* One send buffer with its transport header and the inline RPC reply. */
@@ -52,6 +75,9 @@ struct svcr_send {
 	struct ib_sge		sge;
 	struct ib_send_wr	wr;
 	unsigned int		sq_wrs;		/* send queue slots this send holds */
+	struct list_head	rw_list;	/* RDMA Writes ahead of this Send */
+	struct completion	done;		/* for a sender that must wait */
+	bool			waited;
 };
 
 struct svcr_xprt {
@@ -71,6 +97,7 @@ struct svcr_xprt {
 	/* what the client's CM private data said (7.5) */
 	unsigned int		peer_recv_size;	/* largest reply it takes inline */
 	bool			snd_w_inv_ok;
+	u32			sq_size;	/* send queue slots in all */
 	u8			initiator_depth;
 
 	/* connection resources */
@@ -96,6 +123,7 @@ struct svcr_xprt {
 	struct list_head	send_free;
 	atomic_t		sq_avail;
 	wait_queue_head_t	send_wait;
+	struct list_head	rw_orphans;	/* see svcr_rw_orphan() */
 
 	struct work_struct	free_work;
 };
@@ -135,12 +163,32 @@ void svcr_conn_teardown(struct svcr_xprt *conn);
 int svcr_recv_alloc(struct svcr_xprt *conn);
 void svcr_recv_free(struct svcr_xprt *conn);
 int svcr_recv_refill(struct svcr_xprt *conn);
+void svcr_arg_set(struct svc_rqst *rqstp, u32 len);
+void svcr_arg_copy(struct svc_rqst *rqstp, u32 pos, const void *src, u32 n);
 int svcr_recvfrom(struct svc_rqst *rqstp);
 void svcr_release_ctxt(struct svc_xprt *xprt, void *ctxt);
+
+/* svc_rw.c */
+int svcr_rw_write_chunk(struct svcr_xprt *conn, const __be32 *chunk,
+			const struct xdr_buf *xdr,
+			const struct svcr_range *ranges, u32 nranges,
+			u32 *lens, struct list_head *list, u32 *sq_wrs);
+struct ib_send_wr *svcr_rw_chain(struct svcr_xprt *conn,
+				 struct list_head *list,
+				 struct ib_send_wr *last, struct ib_cqe *cqe);
+void svcr_rw_release(struct svcr_xprt *conn, struct list_head *list);
+void svcr_rw_free_one(struct svcr_xprt *conn, struct svcr_rw *rw,
+		      bool inited);
+void svcr_rw_orphan(struct svcr_xprt *conn, struct list_head *list);
+
+/* svc_read.c */
+int svcr_read_chunk(struct svc_rqst *rqstp, struct svcr_recv *rc);
 
 /* svc_send.c */
 int svcr_send_alloc(struct svcr_xprt *conn);
 void svcr_send_free(struct svcr_xprt *conn);
+int svcr_sq_reserve(struct svcr_xprt *conn, u32 n);
+void svcr_sq_release(struct svcr_xprt *conn, u32 n);
 int svcr_sendto(struct svc_rqst *rqstp);
 int svcr_result_payload(struct svc_rqst *rqstp, unsigned int offset,
 			unsigned int length);

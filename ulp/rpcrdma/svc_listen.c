@@ -25,6 +25,7 @@ static void svcr_xprt_init_common(struct svcr_xprt *x)
 	INIT_LIST_HEAD(&x->recv_free);
 	INIT_LIST_HEAD(&x->recv_ready);
 	INIT_LIST_HEAD(&x->send_free);
+	INIT_LIST_HEAD(&x->rw_orphans);
 	init_waitqueue_head(&x->send_wait);
 }
 

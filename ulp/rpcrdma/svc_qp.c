@@ -107,7 +107,8 @@ int svcr_conn_setup(struct svcr_xprt *conn)
 	if (err)
 		return err;
 	conn->qp = conn->cm_id->qp;
-	atomic_set(&conn->sq_avail, attr.cap.max_send_wr - 1);
+	conn->sq_size = attr.cap.max_send_wr - 1;
+	atomic_set(&conn->sq_avail, conn->sq_size);
 
 	err = svcr_recv_alloc(conn);
 	if (err)
@@ -134,6 +135,8 @@ void svcr_conn_teardown(struct svcr_xprt *conn)
 		 */
 		if (accepted)
 			ib_drain_qp(conn->qp);
+		/* contexts of a post that failed half-way */
+		svcr_rw_release(conn, &conn->rw_orphans);
 		rdma_destroy_qp(conn->cm_id);
 		conn->qp = NULL;
 	}

@@ -18,9 +18,6 @@
 
 #include "svc_conn.h"
 
-/* Linux clients never send more than 16 segments in a header (7.6). */
-#define SVCR_MAX_SEGS	16
-
 static void svcr_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 int svcr_recv_alloc(struct svcr_xprt *conn)
@@ -190,7 +187,7 @@ static int svcr_parse_bool(__be32 **p, __be32 *end)
 /*
  * Fill in rc's header fields. Returns 0 for a call to process,
  * -ENODATA for one to drop silently, -EPROTONOSUPPORT for a version we
- * do not speak (ERR_VERS) and -EINVAL / -EOPNOTSUPP for ERR_CHUNK.
+ * do not speak (ERR_VERS) and -EINVAL for ERR_CHUNK.
  */
 static int svcr_parse_header(struct svcr_recv *rc)
 {
@@ -219,6 +216,7 @@ static int svcr_parse_header(struct svcr_recv *rc)
 		return -EINVAL;
 	}
 	p += rpcrdma_fixed_maxsz;
+	rc->pay_set = false;
 
 	/* read list: items of position + segment */
 	rc->rlist_cnt = 0;
@@ -258,52 +256,57 @@ static int svcr_parse_header(struct svcr_recv *rc)
 	}
 	rc->hdr_len = (p - start) * sizeof(__be32);
 
-	/* Read chunks (RDMA Read of the call's bulk data) are not done yet */
-	if (rc->rlist_cnt)
-		return -EOPNOTSUPP;
 	/* RDMA_NOMSG carries the call in a position-zero Read chunk */
-	if (rc->proc == rdma_nomsg)
+	if (rc->proc == rdma_nomsg && !rc->rlist_cnt)
 		return -EINVAL;
 	/* RDMA_MSG must have an RPC message after the header */
-	if (rc->hdr_len >= rc->len)
+	if (rc->proc == rdma_msg && rc->hdr_len >= rc->len)
 		return -EINVAL;
 	return 0;
 }
 
-/* Copy the inline RPC call into the request's pages: head, then pages. */
-static unsigned int svcr_fill_arg(struct svc_rqst *rqstp,
-				  const struct svcr_recv *rc)
+/*
+ * The call is laid out as one byte stream over rq_pages[0...]: the head
+ * is page 0, the rest are rq_arg's pages. svcr_arg_copy() writes stream
+ * bytes, svcr_arg_set() describes the first @len of them in rq_arg.
+ */
+void svcr_arg_copy(struct svc_rqst *rqstp, u32 pos, const void *src, u32 n)
+{
+	while (n) {
+		u32 off = offset_in_page(pos);
+		u32 take = min_t(u32, n, PAGE_SIZE - off);
+		u8 *dst = page_address(rqstp->rq_pages[pos >> PAGE_SHIFT]);
+
+		if (src) {
+			memcpy(dst + off, src, take);
+			src = (const u8 *)src + take;
+		} else {
+			memset(dst + off, 0, take);
+		}
+		pos += take;
+		n -= take;
+	}
+}
+
+void svcr_arg_set(struct svc_rqst *rqstp, u32 len)
 {
 	struct xdr_buf *arg = &rqstp->rq_arg;
-	const u8 *src = (const u8 *)rc->buf + rc->hdr_len;
-	unsigned int len = rc->len - rc->hdr_len;
-	unsigned int head = min_t(unsigned int, len, PAGE_SIZE);
-	unsigned int rest = len - head;
-	unsigned int npages = DIV_ROUND_UP(rest, PAGE_SIZE);
-	unsigned int i;
+	u32 head = min_t(u32, len, PAGE_SIZE);
+	u32 npages = DIV_ROUND_UP(len, PAGE_SIZE);
 
 	arg->head[0].iov_base = page_address(rqstp->rq_pages[0]);
 	arg->head[0].iov_len = head;
-	memcpy(arg->head[0].iov_base, src, head);
-	for (i = 0; i < npages; i++) {
-		unsigned int n = min_t(unsigned int, rest - i * PAGE_SIZE,
-				       PAGE_SIZE);
-
-		memcpy(page_address(rqstp->rq_pages[1 + i]),
-		       src + head + i * PAGE_SIZE, n);
-	}
 	arg->pages = &rqstp->rq_pages[1];
 	arg->page_base = 0;
-	arg->page_len = rest;
+	arg->page_len = len - head;
 	arg->tail[0].iov_base = NULL;
 	arg->tail[0].iov_len = 0;
 	arg->len = len;
 	arg->buflen = len;
 
 	/* the reply is built in the pages after the call's */
-	rqstp->rq_respages = &rqstp->rq_pages[1 + npages];
+	rqstp->rq_respages = &rqstp->rq_pages[max(npages, 1U)];
 	rqstp->rq_next_page = rqstp->rq_respages + 1;
-	return len;
 }
 
 int svcr_recvfrom(struct svc_rqst *rqstp)
@@ -345,7 +348,23 @@ int svcr_recvfrom(struct svc_rqst *rqstp)
 		goto drop;
 	}
 
-	svcr_fill_arg(rqstp, rc);
+	if (rc->rlist_cnt) {
+		/* pull the chunk's bytes with RDMA Read, sleeping */
+		err = svcr_read_chunk(rqstp, rc);
+		if (err == -EINVAL) {
+			svcr_send_error(conn, rc, err_chunk);
+			goto drop;
+		}
+		if (err) {
+			svc_xprt_deferred_close(xprt);
+			goto drop;
+		}
+	} else {
+		u32 len = rc->len - rc->hdr_len;
+
+		svcr_arg_copy(rqstp, 0, (u8 *)rc->buf + rc->hdr_len, len);
+		svcr_arg_set(rqstp, len);
+	}
 	rqstp->rq_xprt_ctxt = rc;
 	rqstp->rq_prot = IPPROTO_MAX;
 	svc_xprt_copy_addrs(rqstp, xprt);
