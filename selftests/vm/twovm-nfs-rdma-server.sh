@@ -9,17 +9,17 @@
 # peer mounts it with -o proto=rdma,port=20049 over rxe0, NFSv3 and then
 # NFSv4.2: writes files, remounts, reads them back and compares; reads a
 # file the server wrote; sends the md5 of everything it read, which the
-# server compares with its own files. Then nfsd stops, the server's
-# receive counter must have moved and rpcrdma must unload.
-# The files stay under 3000 bytes: calls and replies go inline, the only
-# path our server has so far (Read/Write/Reply chunks are issue 14's next
-# step).
+# server compares with its own files. Files from 1 byte (inline calls and
+# replies) to 1 MiB (the client's WRITE data in Read chunks, pulled with
+# RDMA Read; READ data in Write chunks, RDMA Write); 70001 bytes has XDR
+# padding. Then nfsd stops, the server's recv, read and write counters
+# must have moved and rpcrdma must unload.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
 tf=${RDMA_KMOD_TIME_FACTOR:-1}
 exp=/tmp/nfsexp
-sizes="1 1000 2900"
+sizes="1 1000 2900 70001 1048576"
 versions="3 4.2"
 nfs_server_role=client
 
@@ -148,7 +148,7 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 	if nfs_server_up; then
 		st=ready
 		ok "nfsd: rdma 20049 in portlist"
-		head -c 2500 /dev/urandom > $exp/srvfile
+		head -c 300001 /dev/urandom > $exp/srvfile
 	else
 		bad "nfsd with an rdma listener"
 	fi
@@ -162,9 +162,11 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 			bad "NFSv$v: the peer has no sum ($got)"
 		fi
 	done
-	recvs=$(cat /proc/sys/sunrpc/svc_rdma/rdma_stat_recv)
-	[ "${recvs:-0}" -gt 0 ] && ok "rdma_stat_recv $recvs" ||
-		bad "rdma_stat_recv did not move"
+	for c in recv read write; do
+		n=$(cat /proc/sys/sunrpc/svc_rdma/rdma_stat_$c)
+		[ "${n:-0}" -gt 0 ] && ok "rdma_stat_$c $n" ||
+			bad "rdma_stat_$c did not move"
+	done
 	nfs_server_down
 	# sunrpc frees the transports from its threads and our workqueue
 	unloaded=no
