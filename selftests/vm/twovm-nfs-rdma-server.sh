@@ -61,7 +61,9 @@ nfs_server_up() {
 	rpcbind -f &
 	rpcbind_pid=$!
 	wait_for_rpcbind || return 1
-	exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=1 \
+	# fsid=0: the NFSv4 root (mounted as "/"), no pseudo-fs built over
+	# the 9p root; NFSv3 mounts the path
+	exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=0 \
 		"$RDMA_KMOD_PEER_IP:$exp" || return 1
 	rpc.mountd -F &
 	mountd_pid=$!
@@ -102,9 +104,10 @@ files_sum() {
 nfs_client_pass() {
 	v=$1 m=/mnt/nfs
 	opts="vers=$v,proto=rdma,port=20049,soft,timeo=150,retrans=2"
-	[ "$v" = 3 ] && opts="$opts,nolock"
+	src="$RDMA_KMOD_PEER_IP:/"
+	[ "$v" = 3 ] && opts="$opts,nolock" && src="$RDMA_KMOD_PEER_IP:$exp"
 	mkdir -p $m
-	if ! timeout $((120 * tf)) mount -t nfs -o "$opts" "$RDMA_KMOD_PEER_IP:$exp" $m; then
+	if ! timeout $((120 * tf)) mount -t nfs -o "$opts" "$src" $m; then
 		bad "NFSv$v mount -o $opts"
 		dmesg | tail -5
 		sum=none
@@ -121,7 +124,7 @@ nfs_client_pass() {
 	sync
 	# read from the server, not from this page cache
 	umount $m || bad "NFSv$v umount"
-	timeout $((120 * tf)) mount -t nfs -o "$opts" "$RDMA_KMOD_PEER_IP:$exp" $m ||
+	timeout $((120 * tf)) mount -t nfs -o "$opts" "$src" $m ||
 		{ bad "NFSv$v remount"; sum=none; return; }
 	for s in $sizes; do
 		cmp "/tmp/f${v}_$s" "$m/f${v}_$s" && ok "NFSv$v: $s bytes read back equal" ||
