@@ -49,9 +49,14 @@ static void svcr_parse_private(struct svcr_xprt *conn,
 static int svcr_conn_request(struct svcr_xprt *l, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
+	sa_family_t af = id->route.addr.dst_addr.ss_family;
 	struct ib_device *dev = id->device;
 	struct svcr_xprt *conn;
 	unsigned int ird;
+
+	/* sunrpc only knows IP addresses (no AF_IB) */
+	if (af != AF_INET && af != AF_INET6)
+		return -EAFNOSUPPORT;
 
 	/* RDMA Reads we may issue: our cap, the device's, the client's IRD */
 	ird = min_t(unsigned int, READ_ONCE(svcr_max_ord),
