@@ -487,10 +487,13 @@ static struct rpcrdma_ep *rpcrdma_ep_open(struct rpcrdma_xprt *rx)
 		goto err_qp;
 	err = rpcrdma_cm_connect(ep);
 	if (err)
-		goto err_qp;
+		goto err_connect;
 	rpcrdma_set_inline(ep);
 	return ep;
 
+err_connect:
+	/* a connect given up on may still be in flight: stop the CM first */
+	rdma_disconnect(ep->id);
 err_qp:
 	rpcrdma_qp_close(ep);
 err_rcq:
