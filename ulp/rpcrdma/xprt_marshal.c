@@ -33,8 +33,11 @@ static unsigned int rpcrdma_copy_pages_out(const struct xdr_buf *xdr, u8 *dst)
 {
 	unsigned int left = xdr->page_len;
 	unsigned int off = offset_in_page(xdr->page_base);
-	struct page **pp = xdr->pages + (xdr->page_base >> PAGE_SHIFT);
+	struct page **pp;
 
+	if (!left)
+		return 0;
+	pp = xdr->pages + (xdr->page_base >> PAGE_SHIFT);
 	while (left) {
 		unsigned int n = min_t(unsigned int, left, PAGE_SIZE - off);
 		void *va = kmap_local_page(*pp);
