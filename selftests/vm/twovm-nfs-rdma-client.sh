@@ -107,6 +107,58 @@ client_round() {
 	timeout -s KILL $((60 * tf)) umount $mnt && ok "umount NFSv$vers" || bad "umount NFSv$vers"
 }
 
+# Nothing listens on RDMA port 20050: the mount fails (the kernel's first
+# RPC is refused by the peer's CM) instead of hanging.
+refused_mount() {
+	echo "--- mount against a port nobody listens on"
+	mkdir -p $mnt
+	if timeout -s KILL $((90 * tf)) mount -t nfs -o rdma,port=20050,vers=4.2,retry=0 \
+		"$RDMA_KMOD_PEER_IP:$export_dir" $mnt >/tmp/refused.out 2>&1; then
+		bad "mount on port 20050 succeeded"
+		umount $mnt
+	elif [ $? = 137 ]; then
+		bad "mount on port 20050 hung"
+	else
+		ok "mount on port 20050 failed: $(tr '\n' ' ' </tmp/refused.out)"
+	fi
+}
+
+# A mount killed while its transport resolves an address no one answers:
+# the transport goes away with its connect worker, nothing leaks (the
+# module unload at the end counts its users).
+killed_mount() {
+	echo "--- mount killed while connecting"
+	mkdir -p $mnt
+	mount -t nfs -o rdma,port=20049,vers=4.2,retry=0 192.0.2.99:/x $mnt >/dev/null 2>&1 &
+	mpid=$!
+	sleep 2
+	kill -9 $mpid 2>/dev/null
+	wait $mpid
+	mountpoint -q $mnt && bad "unreachable mount mounted" || ok "mount killed while connecting"
+}
+
+# rxe0 deleted under an idle NFSv3 mount: the CM's DEVICE_REMOVAL makes
+# the transport close, so the delete completes instead of waiting forever
+# for our cm_id.
+device_removed_while_mounted() {
+	echo "--- rxe0 deleted while mounted"
+	if ! timeout -s KILL $((120 * tf)) mount -t nfs \
+		-o rdma,port=20049,vers=3,nolock,mountproto=tcp,soft,retrans=1,timeo=50 \
+		"$RDMA_KMOD_PEER_IP:$export_dir" $mnt; then
+		bad "mount before device removal"
+		return
+	fi
+	ls $mnt >/dev/null || bad "ls before device removal"
+	if timeout -s KILL $((120 * tf)) rdma link delete rxe0; then
+		ok "rdma link delete rxe0 under a mount"
+	else
+		bad "rdma link delete rxe0 under a mount (exit $?)"
+	fi
+	dmesg | grep -q 'rpcrdma: removing device rxe0' &&
+		ok "log: rpcrdma: removing device rxe0" || bad "no 'removing device' log line"
+	timeout -s KILL $((60 * tf)) umount -f -l $mnt || bad "umount -f -l after device removal"
+}
+
 # ulp/rpcrdma is built only with RDMA_KMOD_ULP_RPCRDMA=1: without it there
 # is nothing of ours to test, and both VMs learn that first.
 ko=$RDMA_KMOD_SRC/ulp/rpcrdma/rpcrdma.ko
@@ -153,6 +205,8 @@ else
 			"$(cat /proc/sys/sunrpc/rdma_max_inline_read)" 4096
 	state=$(peer_exchange ready)
 	[ "$state" = ready ] || die "the peer's nfsd is not up ($state)"
+	refused_mount
+	killed_mount
 	for round in "3 rdma,port=20049,vers=3,nolock,mountproto=tcp" "4.2 rdma,port=20049,vers=4.2"; do
 		# shellcheck disable=SC2086
 		set -- $round
@@ -163,6 +217,7 @@ else
 		fi
 		mountpoint -q $mnt && umount -l $mnt
 	done
+	device_removed_while_mounted
 	peer_barrier
 	# the last transport goes away in sunrpc's work after umount returns
 	n=0
@@ -173,6 +228,6 @@ else
 	done
 	[ -d /sys/module/rpcrdma ] && bad "modprobe -r rpcrdma: $(cat /sys/module/rpcrdma/refcnt) users" ||
 		ok "rpcrdma unloaded"
-	rdma link delete rxe0 || bad "link delete rxe0"
+	[ -d /sys/class/infiniband/rxe0 ] && { rdma link delete rxe0 || bad "link delete rxe0"; }
 fi
 finish
