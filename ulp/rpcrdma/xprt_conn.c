@@ -97,7 +97,7 @@ static void rpcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(ep->id->device, rb->dma, ep->recv_size,
 				   DMA_FROM_DEVICE);
-	rpcrdma_reply_received(ep, rb->buf, wc->byte_len);
+	rpcrdma_reply_received(ep, rb->buf, wc);
 	/* the reply was copied out: the buffer goes straight back */
 	if (rpcrdma_post_recv(ep, rb))
 		rpcrdma_conn_broken(ep, "receive repost", -EIO);
@@ -316,16 +316,28 @@ static int rpcrdma_check_device(struct ib_device *dev)
 	return 0;
 }
 
+/*
+ * Send work requests a request may have queued at once: REG_MR for each
+ * MR, the SEND, LOCAL_INV for each MR.
+ */
+#define RPCRDMA_WRS_PER_REQ		(1 + 2 * RPCRDMA_REQ_MAX_MRS)
+
+static unsigned int rpcrdma_send_wrs(struct rpcrdma_ep *ep)
+{
+	return ep->nr_sbufs * RPCRDMA_WRS_PER_REQ;
+}
+
 /* one slot per credit, trimmed until the queues fit the device */
 static void rpcrdma_size_queues(struct rpcrdma_ep *ep)
 {
 	const struct ib_device_attr *attrs = &ep->id->device->attrs;
-	int room = min(attrs->max_qp_wr, attrs->max_cqe);
-	int extra = max(RPCRDMA_EXTRA_SENDS, RPCRDMA_EXTRA_RECVS) + 1;
+	int room = min(attrs->max_qp_wr, attrs->max_cqe) - 1;
+	int fit = room / RPCRDMA_WRS_PER_REQ - RPCRDMA_EXTRA_SENDS;
 
+	fit = min(fit, room - RPCRDMA_EXTRA_RECVS);
 	ep->max_requests = ep->rx->max_requests;
-	if (room - extra < (int)ep->max_requests)
-		ep->max_requests = max(room - extra, RPCRDMA_MIN_SLOTS);
+	if (fit < (int)ep->max_requests)
+		ep->max_requests = max(fit, RPCRDMA_MIN_SLOTS);
 	ep->send_size = clamp_t(unsigned int,
 				READ_ONCE(rpcrdma_max_inline_write),
 				RPCRDMA_MIN_INLINE, RPCRDMA_MAX_INLINE);
@@ -362,7 +374,7 @@ static int rpcrdma_create_qp(struct rpcrdma_ep *ep)
 	};
 
 	/* one more of each for ib_drain_qp()'s marker */
-	attr.cap.max_send_wr = ep->nr_sbufs + 1;
+	attr.cap.max_send_wr = rpcrdma_send_wrs(ep) + 1;
 	attr.cap.max_recv_wr = ep->nr_rbufs + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
@@ -444,6 +456,9 @@ static struct rpcrdma_ep *rpcrdma_ep_open(struct rpcrdma_xprt *rx)
 	init_completion(&ep->cm_done);
 	spin_lock_init(&ep->sbuf_lock);
 	INIT_LIST_HEAD(&ep->sbuf_free);
+	spin_lock_init(&ep->mr_lock);
+	INIT_LIST_HEAD(&ep->mr_free);
+	INIT_LIST_HEAD(&ep->mr_all);
 
 	ep->id = rdma_create_id(xprt->xprt_net, rpcrdma_cm_handler, ep,
 				RDMA_PS_TCP, IB_QPT_RC);
@@ -469,7 +484,14 @@ static struct rpcrdma_ep *rpcrdma_ep_open(struct rpcrdma_xprt *rx)
 				 ep->max_requests + RPCRDMA_EXTRA_RECVS);
 	if (err)
 		goto err_pd;
-	ep->scq = ib_alloc_cq_any(dev, ep, ep->nr_sbufs + 1, IB_POLL_WORKQUEUE);
+	/* fewer MRs than asked for only makes chunked calls wait for one */
+	if (rpcrdma_mrs_create(ep, ep->max_requests * RPCRDMA_MRS_PER_SLOT) <
+	    ep->max_requests * RPCRDMA_MRS_PER_SLOT)
+		pr_info_once("rpcrdma: fewer FRWR MRs than slots on %s\n",
+			     dev->name);
+	/* failed unsignaled WRs complete too: room for all of them */
+	ep->scq = ib_alloc_cq_any(dev, ep, rpcrdma_send_wrs(ep) + 1,
+				  IB_POLL_WORKQUEUE);
 	if (IS_ERR(ep->scq)) {
 		err = PTR_ERR(ep->scq);
 		goto err_bufs;
@@ -501,6 +523,7 @@ err_rcq:
 err_scq:
 	ib_free_cq(ep->scq);
 err_bufs:
+	rpcrdma_mrs_destroy(ep);
 	rpcrdma_bufs_free(ep);
 err_pd:
 	ib_dealloc_pd(ep->pd);
@@ -517,10 +540,15 @@ err_free:
  */
 void rpcrdma_ep_destroy(struct rpcrdma_xprt *rx)
 {
-	struct rpcrdma_ep *ep = rx->ep;
+	struct rpcrdma_ep *ep;
 
-	if (!ep)
+	/* buf_free may be invalidating a request's MRs on this endpoint */
+	mutex_lock(&rx->ep_mutex);
+	ep = rx->ep;
+	if (!ep) {
+		mutex_unlock(&rx->ep_mutex);
 		return;
+	}
 	rx->ep = NULL;
 	spin_lock(&rx->stats_lock);
 	rx->srcaddr.ss_family = AF_UNSPEC;
@@ -530,8 +558,12 @@ void rpcrdma_ep_destroy(struct rpcrdma_xprt *rx)
 	atomic_set(&ep->broken, 1);
 	rdma_disconnect(ep->id);
 	rpcrdma_qp_close(ep);
+	/* requests still holding MRs of this endpoint now know them gone */
+	rx->ep_gen++;
+	mutex_unlock(&rx->ep_mutex);
 	ib_free_cq(ep->rcq);
 	ib_free_cq(ep->scq);
+	rpcrdma_mrs_destroy(ep);
 	rpcrdma_bufs_free(ep);
 	ib_dealloc_pd(ep->pd);
 	rdma_destroy_id(ep->id);
@@ -556,7 +588,9 @@ static void rpcrdma_connect_worker(struct work_struct *work)
 	if (IS_ERR(ep)) {
 		status = PTR_ERR(ep);
 	} else {
+		mutex_lock(&rx->ep_mutex);
 		rx->ep = ep;
+		mutex_unlock(&rx->ep_mutex);
 		spin_lock(&rx->stats_lock);
 		memcpy(&rx->srcaddr, &ep->id->route.addr.src_addr,
 		       sizeof(rx->srcaddr));

@@ -11,7 +11,10 @@
 #define RDMA_KMOD_RPCRDMA_XPRT_RDMA_H
 
 #include <linux/completion.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/sunrpc/xprt.h>
@@ -67,6 +70,55 @@ struct rpcrdma_stats {
 
 struct rpcrdma_ep;
 
+/* a chunk's page list holds at most a 1 MiB payload plus a page */
+#define RPCRDMA_MAX_PAGES		257
+/* one xdr_buf is registered as up to three regions: head, pages, tail */
+#define RPCRDMA_XDR_REGIONS		3
+/* a request registers its call (Read chunk) and its reply (Reply chunk) */
+#define RPCRDMA_REQ_MAX_MRS		(2 * RPCRDMA_XDR_REGIONS)
+/* FRWR MRs per endpoint, per slot */
+#define RPCRDMA_MRS_PER_SLOT		2
+
+/* one FRWR memory region, xprt_frwr.c */
+struct rpcrdma_mr {
+	struct list_head node;		/* ep->mr_free while idle */
+	struct list_head all;		/* ep->mr_all, for teardown */
+	struct ib_mr *mr;
+	struct scatterlist *sgl;
+	int nents;			/* DMA-mapped entries; 0 if none */
+	enum dma_data_direction dir;
+	struct ib_reg_wr reg_wr;
+	struct ib_send_wr inv_wr;
+};
+
+/* an RDMA segment as it goes on the wire */
+struct rpcrdma_seg {
+	u32 handle;
+	u32 length;
+	u64 offset;
+};
+
+/*
+ * The chunks one request registered on one connection: the call as a
+ * position-zero Read chunk, the reply buffer as a Reply chunk. Found by
+ * rqst in rx->chunks; its MRs are live only while ep_gen is rx->ep_gen.
+ */
+struct rpcrdma_chunks {
+	struct hlist_node node;
+	struct rpc_rqst *rqst;
+	struct rpcrdma_xprt *rx;
+	u64 ep_gen;
+	struct rpcrdma_mr *mrs[RPCRDMA_REQ_MAX_MRS];
+	struct rpcrdma_seg segs[RPCRDMA_REQ_MAX_MRS];
+	unsigned int nr_read;		/* mrs[0, nr_read): the call */
+	unsigned int nr_mrs;		/* mrs[nr_read, nr_mrs): the reply */
+	/* the signaled LOCAL_INV that ends the registration */
+	struct ib_cqe inv_cqe;
+	struct completion inv_done;
+	bool complete_rpc;		/* its completion completes the RPC */
+	unsigned int copied;		/* reply length for that completion */
+};
+
 /* a receive buffer, posted for the whole life of its endpoint */
 struct rpcrdma_rbuf {
 	struct ib_cqe cqe;
@@ -118,6 +170,14 @@ struct rpcrdma_ep {
 	unsigned int nr_sbufs;
 	spinlock_t sbuf_lock;		/* sbuf_free */
 	struct list_head sbuf_free;
+
+	/* FRWR, xprt_frwr.c */
+	spinlock_t mr_lock;		/* mr_free */
+	struct list_head mr_free;
+	struct list_head mr_all;
+	unsigned int mr_depth;		/* pages one MR maps */
+	/* completions of unsignaled WRs only come when flushed */
+	struct ib_cqe flush_cqe;
 };
 
 struct rpcrdma_xprt {
@@ -127,6 +187,14 @@ struct rpcrdma_xprt {
 	 * hold XPRT_LOCKED; senders hold it too.
 	 */
 	struct rpcrdma_ep *ep;
+	/*
+	 * Taken by whoever sets or clears ep, and by buf_free when it must
+	 * invalidate a request's MRs; ep_gen counts endpoints torn down.
+	 */
+	struct mutex ep_mutex;
+	u64 ep_gen;
+	spinlock_t chunks_lock;		/* chunks */
+	DECLARE_HASHTABLE(chunks, 6);
 	struct delayed_work connect_work;
 	bool was_connected;		/* a later connect is a reconnect */
 	unsigned int max_requests;
@@ -153,11 +221,27 @@ struct rpcrdma_sbuf *rpcrdma_sbuf_get(struct rpcrdma_ep *ep);
 void rpcrdma_sbuf_put(struct rpcrdma_ep *ep, struct rpcrdma_sbuf *sb);
 void rpcrdma_conn_broken(struct rpcrdma_ep *ep, const char *what, int status);
 
+/* xprt_frwr.c */
+int rpcrdma_mrs_create(struct rpcrdma_ep *ep, unsigned int count);
+void rpcrdma_mrs_destroy(struct rpcrdma_ep *ep);
+int rpcrdma_register_xdr(struct rpcrdma_ep *ep, struct rpcrdma_chunks *ck,
+			 struct xdr_buf *xdr, unsigned int len, bool reply,
+			 struct ib_send_wr ***chain);
+void rpcrdma_chunks_unmap(struct rpcrdma_ep *ep, struct rpcrdma_chunks *ck);
+int rpcrdma_chunks_invalidate(struct rpcrdma_ep *ep, struct rpcrdma_chunks *ck,
+			      u32 done_rkey);
+struct rpcrdma_chunks *rpcrdma_chunks_find(struct rpcrdma_xprt *rx,
+					   struct rpc_rqst *rqst);
+void rpcrdma_chunks_forget(struct rpcrdma_xprt *rx, struct rpcrdma_chunks *ck);
+void rpcrdma_buf_free(struct rpc_task *task);
+
 /* xprt_marshal.c */
 int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst);
 
 /* xprt_reply.c */
-void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf, u32 len);
+void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf,
+			    const struct ib_wc *wc);
+void rpcrdma_reply_invalidated(struct ib_cq *cq, struct ib_wc *wc);
 
 /* xprt_sysctl.c */
 int rpcrdma_sysctl_init(void);

@@ -2,7 +2,10 @@
 /*
  * A received RPC-over-RDMA message: header checked, the server's credit
  * grant applied to the congestion window, the reply matched by XID to its
- * rpc_rqst, copied into the request's receive xdr_buf and completed.
+ * rpc_rqst, copied into the request's receive xdr_buf (RDMA_MSG) or found
+ * already written there through its Reply chunk (RDMA_NOMSG), and
+ * completed; when the request registered chunks, only once LOCAL_INV has
+ * taken the server's access away.
  *
  * Runs from the receive CQ's work item: process context, one message at
  * a time per connection.
@@ -31,26 +34,35 @@ static void rpcrdma_update_credits(struct rpcrdma_ep *ep, u32 grant)
 	spin_unlock(&xprt->transport_lock);
 }
 
-/* a counted array of RDMA segments; NULL if it runs past @end */
-static __be32 *rpcrdma_skip_segments(__be32 *p, __be32 *end)
+/*
+ * A counted array of RDMA segments; NULL if it runs past @end. Adds the
+ * segment lengths (what the server wrote) to *@written.
+ */
+static __be32 *rpcrdma_parse_segments(__be32 *p, __be32 *end, u32 *written)
 {
-	u32 n;
+	u32 n, i;
 
 	if (p >= end)
 		return NULL;
 	n = be32_to_cpup(p++);
 	if (n > RPCRDMA_MAX_SEGS || end - p < n * rpcrdma_segment_maxsz)
 		return NULL;
-	return p + n * rpcrdma_segment_maxsz;
+	for (i = 0; i < n; i++, p += rpcrdma_segment_maxsz)
+		*written += be32_to_cpu(p[1]);
+	return p;
 }
 
 /*
  * Past the three chunk lists of a reply to the RPC message. A reply has
- * no Read list; Write chunks and the Reply chunk are skipped (none are
- * offered yet). NULL when the lists are malformed.
+ * no Read list; Write chunks are skipped (none are offered yet); the
+ * Reply chunk's written length goes to *@reply_len, *@has_reply says it
+ * was there. NULL when the lists are malformed.
  */
-static __be32 *rpcrdma_skip_chunk_lists(__be32 *p, __be32 *end)
+static __be32 *rpcrdma_parse_chunk_lists(__be32 *p, __be32 *end,
+					 u32 *reply_len, bool *has_reply)
 {
+	u32 ignored = 0;
+
 	if (p >= end || *p++ != xdr_zero)
 		return NULL;
 	for (;;) {
@@ -58,14 +70,16 @@ static __be32 *rpcrdma_skip_chunk_lists(__be32 *p, __be32 *end)
 			return NULL;
 		if (*p++ == xdr_zero)
 			break;
-		p = rpcrdma_skip_segments(p, end);
+		p = rpcrdma_parse_segments(p, end, &ignored);
 		if (!p)
 			return NULL;
 	}
 	if (p >= end)
 		return NULL;
-	if (*p++ != xdr_zero)
-		p = rpcrdma_skip_segments(p, end);
+	*reply_len = 0;
+	*has_reply = *p++ != xdr_zero;
+	if (*has_reply)
+		p = rpcrdma_parse_segments(p, end, reply_len);
 	return p;
 }
 
@@ -134,32 +148,95 @@ static unsigned int rpcrdma_copy_reply(struct rpcrdma_stats *st,
 	return copied + n;
 }
 
-/* hand @len bytes at @body to the request waiting for @xid */
-static void rpcrdma_complete_reply(struct rpcrdma_xprt *rx, __be32 xid,
-				   const u8 *body, unsigned int len)
+static void rpcrdma_finish_rqst(struct rpc_rqst *rqst, unsigned int copied)
 {
-	struct rpc_xprt *xprt = &rx->xprt;
-	struct rpc_rqst *rqst;
-	unsigned int copied;
-
-	spin_lock(&xprt->queue_lock);
-	rqst = xprt_lookup_rqst(xprt, xid);
-	if (!rqst) {
-		/* late reply to a call already answered or given up */
-		spin_unlock(&xprt->queue_lock);
-		return;
-	}
-	/* keeps the request from being released while we copy unlocked */
-	xprt_pin_rqst(rqst);
-	spin_unlock(&xprt->queue_lock);
-
-	copied = rpcrdma_copy_reply(&rx->stats, &rqst->rq_private_buf, body,
-				    len);
+	struct rpc_xprt *xprt = rqst->rq_xprt;
 
 	spin_lock(&xprt->queue_lock);
 	xprt_complete_rqst(rqst->rq_task, copied);
 	xprt_unpin_rqst(rqst);
 	spin_unlock(&xprt->queue_lock);
+}
+
+/* the signaled LOCAL_INV of a request's chunks completed (send CQ) */
+void rpcrdma_reply_invalidated(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rpcrdma_chunks *ck = container_of(wc->wr_cqe,
+						 struct rpcrdma_chunks,
+						 inv_cqe);
+	struct rpcrdma_ep *ep = cq->cq_context;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		rpcrdma_conn_broken(ep, "LOCAL_INV", -EIO);
+	if (!ck->complete_rpc) {
+		/* buf_free waits for this, then frees @ck */
+		complete(&ck->inv_done);
+		return;
+	}
+	rpcrdma_chunks_unmap(ep, ck);
+	rpcrdma_finish_rqst(ck->rqst, ck->copied);
+}
+
+/* what a reply for @xid brought: inline bytes, or a Reply chunk's length */
+struct rpcrdma_reply {
+	__be32 xid;
+	const u8 *body;
+	unsigned int body_len;
+	bool nomsg;
+	u32 reply_len;
+	u32 done_rkey;		/* invalidated by the server's SEND, or 0 */
+};
+
+/* hand the reply to the request waiting for it */
+static void rpcrdma_complete_reply(struct rpcrdma_ep *ep,
+				   const struct rpcrdma_reply *r)
+{
+	struct rpcrdma_xprt *rx = ep->rx;
+	struct rpc_xprt *xprt = &rx->xprt;
+	struct rpcrdma_chunks *ck;
+	struct rpc_rqst *rqst;
+	unsigned int copied;
+
+	spin_lock(&xprt->queue_lock);
+	rqst = xprt_lookup_rqst(xprt, r->xid);
+	if (!rqst) {
+		/* late reply to a call already answered or given up */
+		spin_unlock(&xprt->queue_lock);
+		return;
+	}
+	/* keeps the request from being released while we work unlocked */
+	xprt_pin_rqst(rqst);
+	spin_unlock(&xprt->queue_lock);
+
+	ck = rpcrdma_chunks_find(rx, rqst);
+	if (ck && (!ck->nr_mrs || ck->ep_gen != READ_ONCE(rx->ep_gen)))
+		ck = NULL;
+	if (r->nomsg) {
+		/* written in place through the Reply chunk we offered */
+		if (!ck || ck->nr_mrs == ck->nr_read) {
+			rx->stats.bad_reply_count++;
+			rqst->rq_task->tk_status = -EIO;
+			copied = 0;
+		} else {
+			copied = min(r->reply_len,
+				     rqst->rq_private_buf.head[0].iov_len +
+				     rqst->rq_private_buf.page_len +
+				     rqst->rq_private_buf.tail[0].iov_len);
+			rx->stats.total_rdma_reply += r->reply_len;
+		}
+	} else {
+		copied = rpcrdma_copy_reply(&rx->stats, &rqst->rq_private_buf,
+					    r->body, r->body_len);
+	}
+	if (ck) {
+		ck->copied = copied;
+		ck->complete_rpc = true;
+		/* the LOCAL_INV completion finishes the request */
+		if (!rpcrdma_chunks_invalidate(ep, ck, r->done_rkey))
+			return;
+		rpcrdma_chunks_unmap(ep, ck);
+	}
+	rpcrdma_finish_rqst(rqst, copied);
 }
 
 /*
@@ -190,13 +267,16 @@ static void rpcrdma_error_reply(struct rpcrdma_xprt *rx, __be32 *p,
 	spin_unlock(&xprt->queue_lock);
 }
 
-void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf, u32 len)
+void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf,
+			    const struct ib_wc *wc)
 {
 	struct rpcrdma_xprt *rx = ep->rx;
+	u32 len = wc->byte_len;
 	__be32 *p = buf;
 	__be32 *end = buf + (len & ~3U);
+	struct rpcrdma_reply r = { };
+	bool has_reply = false;
 	__be32 *body;
-	unsigned int body_len;
 
 	if (len < rpcrdma_fixed_maxsz * sizeof(__be32))
 		goto bad;
@@ -206,7 +286,9 @@ void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf, u32 len)
 
 	switch (p[3]) {
 	case rdma_msg:
-		body = rpcrdma_skip_chunk_lists(p + rpcrdma_fixed_maxsz, end);
+	case rdma_nomsg:
+		body = rpcrdma_parse_chunk_lists(p + rpcrdma_fixed_maxsz, end,
+						 &r.reply_len, &has_reply);
 		if (!body)
 			goto bad;
 		break;
@@ -214,15 +296,22 @@ void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf, u32 len)
 		rpcrdma_error_reply(rx, p, len);
 		return;
 	default:
-		/* RDMA_NOMSG needs a Reply chunk, which we never offer yet */
 		goto bad;
 	}
 
-	body_len = len - ((u8 *)body - (u8 *)buf);
+	r.xid = p[0];
+	r.body = (u8 *)body;
+	r.body_len = len - ((u8 *)body - (u8 *)buf);
+	r.nomsg = p[3] == rdma_nomsg;
+	if (r.nomsg && !has_reply)
+		goto bad;
 	/* a call from the server (NFSv4.1 callback): no backchannel yet */
-	if (body_len >= 2 * sizeof(__be32) && body[1] == cpu_to_be32(RPC_CALL))
+	if (!r.nomsg && r.body_len >= 2 * sizeof(__be32) &&
+	    ((__be32 *)body)[1] == cpu_to_be32(RPC_CALL))
 		return;
-	rpcrdma_complete_reply(rx, p[0], (u8 *)body, body_len);
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		r.done_rkey = wc->ex.invalidate_rkey;
+	rpcrdma_complete_reply(ep, &r);
 	return;
 
 bad:

@@ -28,9 +28,10 @@ static const struct rpc_timeout rpcrdma_default_timeout = {
 /* 1 MiB plus a page, as 6.1 advertises (ULP.md 7.4) */
 #define RPCRDMA_MAX_PAYLOAD		(257 << PAGE_SHIFT)
 /*
- * Until Read/Write/Reply chunks exist every call and reply must fit the
- * 4 KiB inline buffers: capping the payload makes NFS pick rsize/wsize
- * 2048, whose READ replies and WRITE calls still fit.
+ * Until the chunk path (xprt_frwr.c) has run against a server, calls and
+ * replies are kept inline: capping the payload makes NFS pick rsize/wsize
+ * 2048, whose READ replies and WRITE calls fit the 4 KiB inline buffers.
+ * Larger ones (ACLs, long directory entries) go through chunks.
  */
 #define RPCRDMA_INLINE_ONLY_PAYLOAD	2048
 
@@ -237,7 +238,7 @@ static const struct rpc_xprt_ops rpcrdma_xprt_ops = {
 	.get_srcaddr		= rpcrdma_get_srcaddr,
 	.get_srcport		= rpcrdma_get_srcport,
 	.buf_alloc		= rpc_malloc,
-	.buf_free		= rpc_free,
+	.buf_free		= rpcrdma_buf_free,
 	.send_request		= rpcrdma_send_request,
 	.wait_for_reply_request	= xprt_wait_for_reply_request_def,
 	.close			= rpcrdma_close,
@@ -281,6 +282,9 @@ static struct rpc_xprt *rpcrdma_setup(struct xprt_create *args)
 	rx = rpcx(xprt);
 	rx->max_requests = slots;
 	spin_lock_init(&rx->stats_lock);
+	mutex_init(&rx->ep_mutex);
+	spin_lock_init(&rx->chunks_lock);
+	hash_init(rx->chunks);
 	rpcrdma_conn_setup(rx);
 	rx->srcaddr.ss_family = AF_UNSPEC;
 
