@@ -79,7 +79,7 @@ static void rpcrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 int rpcrdma_post_recv(struct rpcrdma_ep *ep, struct rpcrdma_rbuf *rb)
 {
-	ib_dma_sync_single_for_device(ep->id->device, rb->dma, ep->recv_size,
+	ib_dma_sync_single_for_device(ep->device, rb->dma, ep->recv_size,
 				      DMA_FROM_DEVICE);
 	return ib_post_recv(ep->id->qp, &rb->wr, NULL);
 }
@@ -95,7 +95,7 @@ static void rpcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			rpcrdma_conn_broken(ep, "receive", -EIO);
 		return;
 	}
-	ib_dma_sync_single_for_cpu(ep->id->device, rb->dma, ep->recv_size,
+	ib_dma_sync_single_for_cpu(ep->device, rb->dma, ep->recv_size,
 				   DMA_FROM_DEVICE);
 	rpcrdma_reply_received(ep, rb->buf, wc);
 	/* the reply was copied out: the buffer goes straight back */
@@ -105,7 +105,7 @@ static void rpcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rpcrdma_bufs_free(struct rpcrdma_ep *ep)
 {
-	struct ib_device *dev = ep->id->device;
+	struct ib_device *dev = ep->device;
 	unsigned int i;
 
 	for (i = 0; i < ep->nr_rbufs; i++) {
@@ -146,7 +146,7 @@ static int rpcrdma_map_buf(struct ib_device *dev, unsigned int size,
 static int rpcrdma_bufs_alloc(struct rpcrdma_ep *ep, unsigned int nr_send,
 			      unsigned int nr_recv)
 {
-	struct ib_device *dev = ep->id->device;
+	struct ib_device *dev = ep->device;
 	u32 lkey = ep->pd->local_dma_lkey;
 	unsigned int i;
 
@@ -255,7 +255,8 @@ static int rpcrdma_cm_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		pr_info("rpcrdma: removing device %s for %pISpc\n",
-			id->device->name, &ep->rx->xprt.addr);
+			ep->device ? ep->device->name : "?",
+			&ep->rx->xprt.addr);
 		fallthrough;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
@@ -330,7 +331,7 @@ static unsigned int rpcrdma_send_wrs(struct rpcrdma_ep *ep)
 /* one slot per credit, trimmed until the queues fit the device */
 static void rpcrdma_size_queues(struct rpcrdma_ep *ep)
 {
-	const struct ib_device_attr *attrs = &ep->id->device->attrs;
+	const struct ib_device_attr *attrs = &ep->device->attrs;
 	int room = min(attrs->max_qp_wr, attrs->max_cqe) - 1;
 	int fit = room / RPCRDMA_WRS_PER_REQ - RPCRDMA_EXTRA_SENDS;
 
@@ -396,7 +397,7 @@ static int rpcrdma_post_all_recvs(struct rpcrdma_ep *ep)
 
 static int rpcrdma_cm_connect(struct rpcrdma_ep *ep)
 {
-	const struct ib_device_attr *attrs = &ep->id->device->attrs;
+	const struct ib_device_attr *attrs = &ep->device->attrs;
 	struct rdma_conn_param param = {
 		.private_data		= &ep->our_priv,
 		.private_data_len	= sizeof(ep->our_priv),
@@ -469,7 +470,8 @@ static struct rpcrdma_ep *rpcrdma_ep_open(struct rpcrdma_xprt *rx)
 	err = rpcrdma_resolve(ep);
 	if (err)
 		goto err_id;
-	dev = ep->id->device;
+	/* kept: the id's device may be gone from it before teardown ends */
+	ep->device = dev = ep->id->device;
 	err = rpcrdma_check_device(dev);
 	if (err)
 		goto err_id;

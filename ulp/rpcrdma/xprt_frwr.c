@@ -29,7 +29,7 @@ static void rpcrdma_unsignaled_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 int rpcrdma_mrs_create(struct rpcrdma_ep *ep, unsigned int count)
 {
-	const struct ib_device_attr *attrs = &ep->id->device->attrs;
+	const struct ib_device_attr *attrs = &ep->device->attrs;
 	unsigned int i;
 
 	ep->flush_cqe.done = rpcrdma_unsignaled_done;
@@ -64,7 +64,7 @@ void rpcrdma_mrs_destroy(struct rpcrdma_ep *ep)
 
 	list_for_each_entry_safe(mr, tmp, &ep->mr_all, all) {
 		if (mr->nents)
-			ib_dma_unmap_sg(ep->id->device, mr->sgl, mr->nents,
+			ib_dma_unmap_sg(ep->device, mr->sgl, mr->nents,
 					mr->dir);
 		ib_dereg_mr(mr->mr);
 		kfree(mr->sgl);
@@ -102,7 +102,7 @@ void rpcrdma_chunks_unmap(struct rpcrdma_ep *ep, struct rpcrdma_chunks *ck)
 		struct rpcrdma_mr *mr = ck->mrs[i];
 
 		if (mr->nents)
-			ib_dma_unmap_sg(ep->id->device, mr->sgl, mr->nents,
+			ib_dma_unmap_sg(ep->device, mr->sgl, mr->nents,
 					mr->dir);
 		mr->nents = 0;
 		rpcrdma_mr_put(ep, mr);
@@ -143,7 +143,7 @@ static int rpcrdma_sg_pages(struct rpcrdma_mr *mr, unsigned int max,
 static int rpcrdma_mr_register(struct rpcrdma_ep *ep, struct rpcrdma_mr *mr,
 			       int nents, bool reply, struct rpcrdma_seg *seg)
 {
-	struct ib_device *dev = ep->id->device;
+	struct ib_device *dev = ep->device;
 	int dma_nents;
 
 	mr->dir = reply ? DMA_FROM_DEVICE : DMA_TO_DEVICE;

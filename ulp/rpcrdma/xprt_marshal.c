@@ -194,7 +194,7 @@ static int rpcrdma_send_chunked(struct rpcrdma_xprt *rx, struct rpcrdma_ep *ep,
 		rpcrdma_pullup(&rqst->rq_snd_buf, sb->buf + hdr_len);
 		sb->sge.length += call_len;
 	}
-	ib_dma_sync_single_for_device(ep->id->device, sb->dma, sb->sge.length,
+	ib_dma_sync_single_for_device(ep->device, sb->dma, sb->sge.length,
 				      DMA_TO_DEVICE);
 	*link = &sb->wr;
 	sb->wr.next = NULL;
@@ -266,7 +266,7 @@ int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst)
 	rx->stats.pullup_copy_count += rqst->rq_snd_buf.page_len +
 				       rqst->rq_snd_buf.tail[0].iov_len;
 	sb->sge.length = hdr_len + call_len;
-	ib_dma_sync_single_for_device(ep->id->device, sb->dma, sb->sge.length,
+	ib_dma_sync_single_for_device(ep->device, sb->dma, sb->sge.length,
 				      DMA_TO_DEVICE);
 
 	err = ib_post_send(ep->id->qp, &sb->wr, NULL);

@@ -143,6 +143,7 @@ struct rpcrdma_sbuf {
 struct rpcrdma_ep {
 	struct rpcrdma_xprt *rx;
 	struct rdma_cm_id *id;
+	struct ib_device *device;	/* id's, from route resolution on */
 	struct ib_pd *pd;
 	struct ib_cq *scq;
 	struct ib_cq *rcq;
