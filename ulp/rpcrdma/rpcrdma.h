@@ -6,6 +6,16 @@
 #ifndef RDMA_KMOD_RPCRDMA_H
 #define RDMA_KMOD_RPCRDMA_H
 
+#include <linux/dma-direction.h>
+
+struct ib_device;
+
+/* one kmalloc'ed buffer mapped for @dir; 0 or -ENOMEM (*buf NULL then) */
+int rpcrdma_map_buf(struct ib_device *dev, unsigned int size,
+		    enum dma_data_direction dir, void **buf, u64 *dma);
+void rpcrdma_unmap_buf(struct ib_device *dev, unsigned int size,
+		       enum dma_data_direction dir, void *buf, u64 dma);
+
 int rpcrdma_xprt_init(void);
 void rpcrdma_xprt_exit(void);
 

@@ -16,6 +16,7 @@
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/sunrpc/xdr.h>
 
+#include "rpcrdma.h"
 #include "svc_conn.h"
 
 static void svcr_recv_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -32,15 +33,9 @@ int svcr_recv_alloc(struct svcr_xprt *conn)
 		struct svcr_recv *rc = &conn->recvs[i];
 		void *buf;
 
-		buf = kmalloc(conn->recv_size, GFP_KERNEL);
-		if (!buf)
+		if (rpcrdma_map_buf(conn->dev, conn->recv_size, DMA_FROM_DEVICE,
+				    &buf, &rc->dma))
 			return -ENOMEM;
-		rc->dma = ib_dma_map_single(conn->dev, buf, conn->recv_size,
-					    DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(conn->dev, rc->dma)) {
-			kfree(buf);
-			return -ENOMEM;
-		}
 		/* buf set means mapped: svcr_recv_free() relies on it */
 		rc->buf = buf;
 		rc->conn = conn;
@@ -61,9 +56,8 @@ void svcr_recv_free(struct svcr_xprt *conn)
 
 		if (!rc->buf)
 			break;
-		ib_dma_unmap_single(conn->dev, rc->dma, conn->recv_size,
-				    DMA_FROM_DEVICE);
-		kfree(rc->buf);
+		rpcrdma_unmap_buf(conn->dev, conn->recv_size, DMA_FROM_DEVICE,
+				  rc->buf, rc->dma);
 	}
 	kfree(conn->recvs);
 	conn->recvs = NULL;

@@ -20,6 +20,7 @@
 #include <linux/sunrpc/svc_xprt.h>
 #include <linux/sunrpc/xdr.h>
 
+#include "rpcrdma.h"
 #include "svc_conn.h"
 
 static void svcr_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -36,15 +37,9 @@ int svcr_send_alloc(struct svcr_xprt *conn)
 		struct svcr_send *s = &conn->sends[i];
 		void *buf;
 
-		buf = kmalloc(conn->send_size, GFP_KERNEL);
-		if (!buf)
+		if (rpcrdma_map_buf(conn->dev, conn->send_size, DMA_TO_DEVICE,
+				    &buf, &s->dma))
 			return -ENOMEM;
-		s->dma = ib_dma_map_single(conn->dev, buf, conn->send_size,
-					   DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(conn->dev, s->dma)) {
-			kfree(buf);
-			return -ENOMEM;
-		}
 		/* buf set means mapped: svcr_send_free() relies on it */
 		s->buf = buf;
 		s->conn = conn;
@@ -67,9 +62,8 @@ void svcr_send_free(struct svcr_xprt *conn)
 
 		if (!s->buf)
 			break;
-		ib_dma_unmap_single(conn->dev, s->dma, conn->send_size,
-				    DMA_TO_DEVICE);
-		kfree(s->buf);
+		rpcrdma_unmap_buf(conn->dev, conn->send_size, DMA_TO_DEVICE,
+				  s->buf, s->dma);
 	}
 	kfree(conn->sends);
 	conn->sends = NULL;

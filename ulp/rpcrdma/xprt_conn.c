@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "rpcrdma.h"
 #include "xprt_rdma.h"
 
 static struct workqueue_struct *rpcrdma_conn_wq;
@@ -109,37 +110,20 @@ static void rpcrdma_bufs_free(struct rpcrdma_ep *ep)
 	unsigned int i;
 
 	for (i = 0; i < ep->nr_rbufs; i++) {
-		ib_dma_unmap_single(dev, ep->rbufs[i].dma, ep->recv_size,
-				    DMA_FROM_DEVICE);
-		kfree(ep->rbufs[i].buf);
+		rpcrdma_unmap_buf(dev, ep->recv_size, DMA_FROM_DEVICE,
+				  ep->rbufs[i].buf, ep->rbufs[i].dma);
 	}
 	kfree(ep->rbufs);
 	ep->rbufs = NULL;
 	ep->nr_rbufs = 0;
 	for (i = 0; i < ep->nr_sbufs; i++) {
-		ib_dma_unmap_single(dev, ep->sbufs[i].dma, ep->send_size,
-				    DMA_TO_DEVICE);
-		kfree(ep->sbufs[i].buf);
+		rpcrdma_unmap_buf(dev, ep->send_size, DMA_TO_DEVICE,
+				  ep->sbufs[i].buf, ep->sbufs[i].dma);
 	}
 	kfree(ep->sbufs);
 	ep->sbufs = NULL;
 	ep->nr_sbufs = 0;
 	INIT_LIST_HEAD(&ep->sbuf_free);
-}
-
-/* one kmalloc'ed, DMA-mapped buffer; 0 or -ENOMEM */
-static int rpcrdma_map_buf(struct ib_device *dev, unsigned int size,
-			   enum dma_data_direction dir, void **buf, u64 *dma)
-{
-	*buf = kmalloc(size, GFP_KERNEL);
-	if (!*buf)
-		return -ENOMEM;
-	*dma = ib_dma_map_single(dev, *buf, size, dir);
-	if (ib_dma_mapping_error(dev, *dma)) {
-		kfree(*buf);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 /* nr_sbufs/nr_rbufs count only buffers fully set up, for bufs_free */
