@@ -36,7 +36,10 @@ norm() { tr - _; }
 # The stock modules, "name path" sorted by name.
 stock=$(grep -E '(ib_core|rdma_cm|ib_uverbs)\.ko' "$dep" | cut -d: -f1 |
 	awk -F/ '{ n = $NF; sub(/\.ko.*/, "", n); gsub("-", "_", n); print n, $0 }' | sort)
-ours=" $(cd "$top" && find drivers ulp -name Kbuild 2>/dev/null | xargs grep -h '^obj-m' |
+# Our ULPs count once the top Kbuild builds them unconditionally (outside any
+# ifeq switch); until then the rebuilt in-tree module of the name is installed.
+ulps=$(awk '/^if/ { d++ } /^endif/ { d-- } d == 0 && /^obj-m.*ulp\// { print $NF }' "$top/Kbuild")
+ours=" $(cd "$top" && find drivers $ulps -name Kbuild 2>/dev/null | xargs grep -h '^obj-m' |
 	sed 's/^[^=]*=//' | tr ' \t' '\n\n' | sed -n 's/\.o$//p' | norm | sort -u | tr '\n' ' ')"
 listed=" $(sed -e 's/#.*//' "$top/scripts/compat/consumers.txt" | awk 'NF { print $1 }' | norm | tr '\n' ' ')"
 # "name test" per module a test needs; "test (pending)" when PENDING lists it.
