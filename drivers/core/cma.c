@@ -2355,8 +2355,6 @@ err:
 static void cma_send_device_removal_put(struct rdma_id_private *id_priv)
 {
 	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
-	struct ib_cm_id *cm_id;
-	struct iw_cm_id *iw_id;
 	enum rdma_cm_state state;
 
 	mutex_lock(&id_priv->handler_mutex);
@@ -2377,18 +2375,12 @@ static void cma_send_device_removal_put(struct rdma_id_private *id_priv)
 		destroy_id_handler_unlock(id_priv);
 		return;
 	}
-	cm_id = id_priv->cm_id_ib;
-	id_priv->cm_id_ib = NULL;
-	iw_id = id_priv->cm_id_iw;
-	id_priv->cm_id_iw = NULL;
+	/*
+	 * The owner keeps its id, device and QP until it calls
+	 * rdma_destroy_id() (as upstream: ULPs tear down from a work item);
+	 * cma_remove_one() waits for that on the cma_dev's references.
+	 */
 	mutex_unlock(&id_priv->handler_mutex);
-
-	/* The id lives on without a device: release it now. */
-	if (cm_id)
-		ib_destroy_cm_id(cm_id);
-	if (iw_id)
-		iw_destroy_cm_id(iw_id);
-	cma_release_dev(id_priv);
 	cma_id_put(id_priv);
 }
 

@@ -147,6 +147,11 @@ static int ckt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		memcpy(&c->desc, ev->param.conn.private_data, sizeof(c->desc));
 		c->srv.id = id;
 	}
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		/* kept: the id stays bound until rmmod destroys it */
+		pr_info("rdma_cm_kern_test: %s%s: device removal, id on %s\n",
+			s->name, id == c->listen_id ? " listener" : "",
+			id->device ? dev_name(&id->device->dev) : "no device");
 	s->last_status = ev->status;
 	s->events |= BIT(ev->event);
 	wake_up(&c->wq);
@@ -995,7 +1000,14 @@ static void __exit rdma_cm_kern_test_exit(void)
 {
 	if (!held)
 		return;
-	ckt_test_disconnect(held);
+	/*
+	 * After DEVICE_REMOVAL the ids keep their device (rdma_cm waits for
+	 * their destruction) and there is no peer left to disconnect from.
+	 */
+	if (!(held->cli.events & BIT(RDMA_CM_EVENT_DEVICE_REMOVAL)))
+		ckt_test_disconnect(held);
+	else if (!held->cli.id->device || !held->srv.id->device)
+		pr_err("rdma_cm_kern_test: an id lost its device before rdma_destroy_id\n");
 	ckt_teardown(held);
 	kfree(held);
 }
