@@ -23,6 +23,8 @@ USAGE
 KVER=$("$top/scripts/kver.sh")
 stack=ours peer_stack=stock modules_dir="" cmd="" tests="" all=0 shell=0 twovm=0
 log="" verbose=0 timeout="" test_timeout="" envs=()
+# seconds from start to the guest script (RDMA_KMOD_BOOT_LIMIT: for tests of it)
+boot_limit=${RDMA_KMOD_BOOT_LIMIT:-}
 flavour=${RDMA_KMOD_KERNEL_FLAVOUR:-stock}
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -77,11 +79,11 @@ if [ "$flavour" = debug ]; then
 	# kernel (core_tests 318 s, verbs_loopback 176 s, cm_loopback 158 s,
 	# siw_loopback 109 s, verbs_kernel 68 s): three times the stock limit
 	# per test, five times per VM.
-	: "${timeout:=10500}" "${test_timeout:=1800}"
+	: "${timeout:=10500}" "${test_timeout:=1800}" "${boot_limit:=600}"
 	# The tests' own timeouts stretch likewise (scripts/vm/stretch-timeout.sh).
 	envs=("export RDMA_KMOD_TIME_FACTOR=4" "${envs[@]}")
 fi
-: "${timeout:=2100}" "${test_timeout:=600}"
+: "${timeout:=2100}" "${test_timeout:=600}" "${boot_limit:=300}"
 
 # What a VM of stack $1 boots: vkver, vkernel, vinitrd, vmodroot (holding
 # lib/modules/vkver), vmem, vappend; where our modules (vtree), the
@@ -226,17 +228,33 @@ ENV
 	[ $twovm = 1 ] || rport=$((base_port + 3))
 	local console=(-chardev "file,id=con,path=$out/console.txt" -serial chardev:con)
 	[ $shell = 1 ] && console=(-chardev stdio,id=con,signal=off -serial chardev:con)
-	local in=/dev/null
-	[ $shell = 1 ] && in=/dev/stdin
-	timeout -k 10 "$timeout" qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu max \
-		-smp 2 -m "$vmem" -nodefaults -display none -vga none -no-reboot \
-		-kernel "$vkernel" -initrd "$vinitrd" \
-		-append "console=ttyS0,115200 panic=-1 oops=panic quiet rdinit=/init tsc=reliable mitigations=off $vappend RDMA_KMOD_GUEST=$top/scripts/vm/guest.sh" \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
-		-netdev "socket,id=n0,udp=127.0.0.1:$rport,localaddr=127.0.0.1:$lport" \
-		-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:5$side" \
-		"${console[@]}" < $in > "$([ $shell = 1 ] && echo /dev/stdout || echo "$out/qemu.txt")" 2>&1
+	local qemu=(timeout -k 10 "$timeout" qemu-system-x86_64 -machine pc -accel tcg,thread=multi
+		-cpu max -smp 2 -m "$vmem" -nodefaults -display none -vga none -no-reboot
+		-kernel "$vkernel" -initrd "$vinitrd"
+		-append "console=ttyS0,115200 panic=-1 oops=panic quiet rdinit=/init tsc=reliable mitigations=off $vappend RDMA_KMOD_GUEST=$top/scripts/vm/guest.sh"
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$out,mount_tag=out,security_model=none"
+		-netdev "socket,id=n0,udp=127.0.0.1:$rport,localaddr=127.0.0.1:$lport"
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:5$side"
+		"${console[@]}")
+	if [ $shell = 1 ]; then
+		"${qemu[@]}" < /dev/stdin
+		return
+	fi
+	"${qemu[@]}" < /dev/null > "$out/qemu.txt" 2>&1 &
+	local qpid=$! waited=0
+	# A kernel that never reaches the guest (seen on the debug kernel: a
+	# flood of KASAN reports from its first millisecond, in one boot of
+	# several) ends here, not at the VM's time limit hours later.
+	while [ ! -e "$out/guest.log" ] && kill -0 $qpid 2>/dev/null; do
+		sleep 5
+		waited=$((waited + 5))
+		[ $waited -lt "$boot_limit" ] && continue
+		echo "no guest after ${boot_limit}s" > "$out/bootfail"
+		kill $qpid
+		break
+	done
+	wait $qpid
 }
 
 start=$(date +%s)
@@ -279,6 +297,12 @@ for out in "$run_dir"/vm*; do
 		*/"$off".sh) ;;
 		*) echo "FAIL: $side powered off by $off before its later tests"; status=1 ;;
 		esac
+	fi
+	if [ -s "$out/bootfail" ]; then
+		echo "FAIL: $side never started its tests: $(cat "$out/bootfail"); the console's first report:"
+		grep -m 3 -E 'BUG:|WARNING:|Kernel panic' "$out/console.txt"
+		status=1
+		continue
 	fi
 	if [ ! -s "$out/rc" ]; then
 		echo "FAIL: $side did not finish (qemu rc $qrc, timeout ${timeout}s?)" \
