@@ -5,10 +5,11 @@
  * own connection, as RDMA_MSG with no chunks, and take the replies the
  * same way.
  *
- * This file keeps the pool of rpc_rqsts, preallocated by ->bc_setup, that
- * calls are received into; the callback service gives one back with
- * ->bc_free_rqst. The pool is the transport's, not the connection's: it
- * needs no DMA mapping and survives reconnects.
+ * A received call is copied out of its receive buffer (which is reposted
+ * at once) into an rpc_rqst of a pool preallocated by ->bc_setup, then
+ * queued to the NFS callback service (xprt->bc_serv), which gives the rqst
+ * back with ->bc_free_rqst. The pool is the transport's, not the
+ * connection's: it needs no DMA mapping and survives reconnects.
  *
  * xprt->bc_pa_lock guards bc_pa_list, bc_alloc_count and the rx->bc_*
  * counts; a call may arrive on the receive CQ's work item while a
@@ -203,4 +204,74 @@ size_t rpcrdma_bc_maxpayload(struct rpc_xprt *xprt)
 unsigned int rpcrdma_bc_num_slots(struct rpc_xprt *xprt)
 {
 	return RPCRDMA_BC_SLOTS;
+}
+
+/* back to the pool unused; bc_pa_lock not held */
+static void rpcrdma_bc_unget(struct rpc_xprt *xprt, struct rpc_rqst *rqst)
+{
+	spin_lock_bh(&xprt->bc_pa_lock);
+	list_add(&rqst->rq_bc_pa_list, &xprt->bc_pa_list);
+	xprt->bc_alloc_count++;
+	spin_unlock_bh(&xprt->bc_pa_lock);
+}
+
+static void rpcrdma_bc_drop(struct rpcrdma_xprt *rx, unsigned int len,
+			    const char *why)
+{
+	unsigned long dropped;
+
+	spin_lock_bh(&rx->xprt.bc_pa_lock);
+	dropped = ++rx->bc_dropped;
+	spin_unlock_bh(&rx->xprt.bc_pa_lock);
+	pr_info_ratelimited("rpcrdma: %pISpc: backchannel call of %u bytes dropped (%s), %lu so far\n",
+			    &rx->xprt.addr, len, why, dropped);
+}
+
+/*
+ * A backward call: @msg is its RPC message (XID first), @len bytes, in a
+ * receive buffer about to be reposted. Dropped (and counted) when nobody
+ * serves callbacks yet, the pool is empty or the call cannot fit; the
+ * server retransmits or marks the backchannel down.
+ */
+void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx, const void *msg,
+			      unsigned int len)
+{
+	struct rpc_xprt *xprt = &rx->xprt;
+	struct svc_serv *serv = READ_ONCE(xprt->bc_serv);
+	struct rpc_rqst *rqst = NULL;
+
+	if (serv && len <= PAGE_SIZE) {
+		spin_lock_bh(&xprt->bc_pa_lock);
+		rqst = list_first_entry_or_null(&xprt->bc_pa_list,
+						struct rpc_rqst, rq_bc_pa_list);
+		if (rqst) {
+			list_del(&rqst->rq_bc_pa_list);
+			xprt->bc_alloc_count--;
+		}
+		spin_unlock_bh(&xprt->bc_pa_lock);
+	}
+	if (!rqst) {
+		rpcrdma_bc_drop(rx, len, !serv ? "no callback service" :
+				len > PAGE_SIZE ? "too long" :
+				"no free request");
+		return;
+	}
+	/* given back by rpcrdma_bc_free_rqst; none left: ->destroy is near */
+	if (!xprt_get(xprt)) {
+		rpcrdma_bc_unget(xprt, rqst);
+		return;
+	}
+
+	memcpy(rqst->rq_rcv_buf.head[0].iov_base, msg, len);
+	rqst->rq_rcv_buf.len = len;
+	rqst->rq_private_buf = rqst->rq_rcv_buf;
+	rqst->rq_xid = *(const __be32 *)msg;
+	/* a reply is only worth sending on the connection the call came on */
+	rqst->rq_connect_cookie = xprt->connect_cookie;
+	set_bit(RPC_BC_PA_IN_USE, &rqst->rq_bc_pa_state);
+
+	spin_lock_bh(&serv->sv_cb_lock);
+	list_add_tail(&rqst->rq_bc_list, &serv->sv_cb_list);
+	spin_unlock_bh(&serv->sv_cb_lock);
+	wake_up(&serv->sv_cb_waitq);
 }

@@ -215,6 +215,7 @@ struct rpcrdma_xprt {
 	/* backchannel pool counts, under xprt.bc_pa_lock */
 	unsigned int bc_wanted;		/* rqsts the sessions asked for */
 	unsigned int bc_total;		/* allocated: idle or with the service */
+	unsigned long bc_dropped;	/* calls that could not be queued */
 	/* min(inline_send, inline_recv) of the last connection, or 0 */
 	unsigned int bc_inline;
 };
@@ -261,8 +262,15 @@ void rpcrdma_bc_free_rqst(struct rpc_rqst *rqst);
 size_t rpcrdma_bc_maxpayload(struct rpc_xprt *xprt);
 unsigned int rpcrdma_bc_num_slots(struct rpc_xprt *xprt);
 void rpcrdma_bc_release_all(struct rpcrdma_xprt *rx);
+void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx, const void *msg,
+			      unsigned int len);
 #else
 static inline void rpcrdma_bc_release_all(struct rpcrdma_xprt *rx)
+{
+}
+
+static inline void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx,
+					    const void *msg, unsigned int len)
 {
 }
 #endif
