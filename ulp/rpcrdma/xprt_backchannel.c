@@ -7,8 +7,9 @@
  *
  * A received call is copied out of its receive buffer (which is reposted
  * at once) into an rpc_rqst of a pool preallocated by ->bc_setup, then
- * queued to the NFS callback service (xprt->bc_serv), which gives the rqst
- * back with ->bc_free_rqst. The pool is the transport's, not the
+ * queued to the NFS callback service (xprt->bc_serv). The service answers
+ * through ->send_request (xprt_marshal.c sends it inline) and gives the
+ * rqst back with ->bc_free_rqst. The pool is the transport's, not the
  * connection's: it needs no DMA mapping and survives reconnects.
  *
  * xprt->bc_pa_lock guards bc_pa_list, bc_alloc_count and the rx->bc_*
@@ -204,6 +205,18 @@ size_t rpcrdma_bc_maxpayload(struct rpc_xprt *xprt)
 unsigned int rpcrdma_bc_num_slots(struct rpc_xprt *xprt)
 {
 	return RPCRDMA_BC_SLOTS;
+}
+
+/*
+ * The credit value of our backward replies: how many calls the server may
+ * have outstanding (RFC 8167 section 4). Half the pool, see above, and
+ * never more than the receives kept posted for calls.
+ */
+u32 rpcrdma_bc_credits(struct rpcrdma_xprt *rx)
+{
+	unsigned int wanted = READ_ONCE(rx->bc_wanted);
+
+	return clamp_t(unsigned int, wanted / 2, 1, RPCRDMA_BC_MAX_CREDITS);
 }
 
 /* back to the pool unused; bc_pa_lock not held */

@@ -253,6 +253,9 @@ void rpcrdma_buf_free(struct rpc_task *task);
 
 /* xprt_marshal.c */
 int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst);
+int rpcrdma_send_inline(struct rpcrdma_xprt *rx, struct rpcrdma_ep *ep,
+			struct rpc_rqst *rqst, u32 credits);
+int rpcrdma_bc_send_reply(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst);
 
 /* xprt_backchannel.c: NFSv4.1+ callbacks on our connection (RFC 8167) */
 #if IS_ENABLED(CONFIG_SUNRPC_BACKCHANNEL)
@@ -262,11 +265,17 @@ void rpcrdma_bc_free_rqst(struct rpc_rqst *rqst);
 size_t rpcrdma_bc_maxpayload(struct rpc_xprt *xprt);
 unsigned int rpcrdma_bc_num_slots(struct rpc_xprt *xprt);
 void rpcrdma_bc_release_all(struct rpcrdma_xprt *rx);
+u32 rpcrdma_bc_credits(struct rpcrdma_xprt *rx);
 void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx, const void *msg,
 			      unsigned int len);
 #else
 static inline void rpcrdma_bc_release_all(struct rpcrdma_xprt *rx)
 {
+}
+
+static inline u32 rpcrdma_bc_credits(struct rpcrdma_xprt *rx)
+{
+	return 1;
 }
 
 static inline void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx,

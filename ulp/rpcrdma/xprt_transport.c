@@ -143,6 +143,13 @@ static int rpcrdma_send_request(struct rpc_rqst *rqst)
 
 	if (!xprt_connected(xprt))
 		return -ENOTCONN;
+	/*
+	 * A backchannel reply (its rqst is one of xprt_backchannel.c's,
+	 * in use): the server's call was its credit (RFC 8167), so it
+	 * takes none of the forward window.
+	 */
+	if (bc_prealloc(rqst))
+		return rpcrdma_bc_send_reply(rpcx(xprt), rqst);
 	/* a slot in the credit window, or wait for one */
 	if (!xprt_request_get_cong(xprt, rqst))
 		return -EBADSLT;
