@@ -279,8 +279,6 @@ void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx, const void *msg,
 	rqst->rq_rcv_buf.len = len;
 	rqst->rq_private_buf = rqst->rq_rcv_buf;
 	rqst->rq_xid = *(const __be32 *)msg;
-	/* a reply is only worth sending on the connection the call came on */
-	rqst->rq_connect_cookie = xprt->connect_cookie;
 	set_bit(RPC_BC_PA_IN_USE, &rqst->rq_bc_pa_state);
 
 	spin_lock_bh(&serv->sv_cb_lock);

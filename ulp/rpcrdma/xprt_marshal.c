@@ -297,14 +297,15 @@ int rpcrdma_send_inline(struct rpcrdma_xprt *rx, struct rpcrdma_ep *ep,
 /*
  * ->send_request for a backchannel reply: always inline, RFC 8167 has no
  * chunks in the backward direction, and its credit value is the grant
- * for the server's calls. A reply to a call of an earlier connection is
- * dropped: the server asks again on the new one.
+ * for the server's calls. (rq_connect_cookie cannot tell whether the call
+ * came on this connection: rpc_run_bc_task resets it. A reply after a
+ * reconnect finds the server's retransmission by XID, or nothing.)
  */
 int rpcrdma_bc_send_reply(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst)
 {
 	struct rpcrdma_ep *ep = rx->ep;
 
-	if (!ep || rqst->rq_connect_cookie != rx->xprt.connect_cookie)
+	if (!ep)
 		return -ENOTCONN;
 	/* bc_maxpayload keeps the service's replies below this */
 	if (RPCRDMA_HDRLEN_MIN + rpcrdma_call_len(&rqst->rq_snd_buf) >
