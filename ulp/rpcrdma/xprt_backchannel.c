@@ -209,13 +209,15 @@ unsigned int rpcrdma_bc_num_slots(struct rpc_xprt *xprt)
 
 /*
  * The credit value of our backward replies: how many calls the server may
- * have outstanding (RFC 8167 section 4). Half the pool, see above, and
- * never more than the receives kept posted for calls.
+ * have outstanding (RFC 8167). Half the pool, see above, and never more
+ * than the receives kept posted for calls.
  */
 u32 rpcrdma_bc_credits(struct rpcrdma_xprt *rx)
 {
 	unsigned int wanted = READ_ONCE(rx->bc_wanted);
 
+	BUILD_BUG_ON(RPCRDMA_BC_MAX_CREDITS > RPCRDMA_EXTRA_RECVS ||
+		     RPCRDMA_BC_MAX_CREDITS > RPCRDMA_EXTRA_SENDS);
 	return clamp_t(unsigned int, wanted / 2, 1, RPCRDMA_BC_MAX_CREDITS);
 }
 
