@@ -3,7 +3,8 @@
  * The client transport as sunrpc sees it: the "rdma" xprt_class (netids
  * rdma and rdma6), transport creation and the rpc_xprt_ops table. The
  * connection, marshalling and reply handling live in xprt_conn.c,
- * xprt_marshal.c and xprt_reply.c.
+ * xprt_marshal.c and xprt_reply.c, the NFSv4.1+ backchannel in
+ * xprt_backchannel.c.
  */
 #include <linux/module.h>
 #include <linux/seq_file.h>
