@@ -10,8 +10,13 @@
 # then NFSv4.2: /proc/mounts must say proto=rdma and mountstats must have
 # the 27-number "xprt: rdma" line; files are written, read back after a
 # remount (nothing cached) and their md5 compared here and, through
-# peer_exchange, with what the server's tmpfs holds. Then umount and
-# rpcrdma unloads.
+# peer_exchange, with what the server's tmpfs holds. NFSv4.2 also needs
+# the backchannel (RFC 8167, ulp/rpcrdma/xprt_backchannel.c): nfsd must
+# report "callback state: UP" in /proc/fs/nfsd/clients/*/info (its
+# CB_NULL probe was answered), and a read delegation this VM holds on a
+# file the server wrote is recalled by a local write there (CB_RECALL),
+# returned (DELEGRETURN counted in mountstats) and gone from nfsd's
+# states, the callback state still UP. Then umount and rpcrdma unloads.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
@@ -33,6 +38,11 @@ server_up() {
 	mountpoint -q /proc/fs/nfsd || say mount -t nfsd nfsd /proc/fs/nfsd || return 1
 	echo 10 > /proc/fs/nfsd/nfsv4leasetime
 	echo 10 > /proc/fs/nfsd/nfsv4gracetime
+	# no delegations while any lock manager is in grace: lockd's too
+	echo 10 > /proc/sys/fs/nfs/nlm_grace_period
+	# written here, never over NFS: nothing but the client's read open
+	# stands between it and a read delegation
+	echo original > "$export_dir/deleg"
 	say rpcbind -w || return 1
 	say exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=1 \
 		"*:$export_dir" || return 1
@@ -55,6 +65,95 @@ server_down() {
 	pkill -x rpcbind
 	umount /proc/fs/nfsd
 	umount /var/lib/nfs
+}
+
+# cb_states: nfsd's "callback state" of each NFSv4 client it knows
+cb_states() {
+	cat /proc/fs/nfsd/clients/*/info 2>/dev/null | sed -n 's/^callback state: //p' | tr '\n' ' '
+}
+
+# The server's half of the NFSv4.2 backchannel checks (RFC 8167 over our
+# client's rpcrdma): nfsd's CB_NULL probe after CREATE_SESSION found the
+# backchannel UP; the client holds a read delegation on deleg; a local
+# write here breaks it, nfsd sends CB_RECALL, and the write completes
+# only once the client has returned the delegation (nfsd's laundromat
+# would revoke it after a lease instead, and the callback state would
+# not stay UP).
+server_callbacks() {
+	n=0
+	until cb_states | grep -qw UP; do
+		n=$((n + 1))
+		[ $n -lt $((30 * tf)) ] || break
+		sleep 1
+	done
+	st=$(cb_states)
+	echo "$st" | grep -qw UP && ok "nfsd: callback state UP ($st)" ||
+		bad "nfsd: callback state never UP ($st)"
+	got=$(peer_exchange x)
+	if [ "$got" != opened ]; then
+		bad "client's open of deleg: $got"
+		peer_exchange skipped >/dev/null
+		return
+	fi
+	grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states &&
+		ok "nfsd: the client holds a read delegation on deleg" ||
+		bad "nfsd: no delegation granted on deleg"
+	if timeout -s KILL $((120 * tf)) sh -c "echo recalled >> $export_dir/deleg"; then
+		ok "local write to deleg completed (delegation recalled)"
+	else
+		bad "local write to deleg blocked: the delegation was never returned"
+	fi
+	grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states &&
+		bad "nfsd: a delegation is still held after the write" ||
+		ok "nfsd: no delegation left after the write"
+	st=$(cb_states)
+	echo "$st" | grep -qw UP && ok "nfsd: callback state still UP ($st)" ||
+		bad "nfsd: callback state after the recall: $st"
+	peer_exchange written >/dev/null
+}
+
+# delegreturns: the DELEGRETURN count of the mount on $mnt
+delegreturns() {
+	awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 == "DELEGRETURN:" { print $2 }' \
+		/proc/self/mountstats
+}
+
+# The client's half: deleg held open (an open file's delegation is never
+# given back unasked) while the server recalls it; the client must answer
+# CB_RECALL through our backchannel and return it with DELEGRETURN.
+client_callbacks() {
+	echo "--- NFSv4.2 backchannel: a delegation recalled"
+	before=$(delegreturns)
+	# shellcheck disable=SC2217 # the open is the point, not the reading
+	sleep $((600 * tf)) < "$mnt/deleg" &
+	holder=$!
+	n=0
+	until [ "$(readlink /proc/$holder/fd/0 2>/dev/null)" = "$mnt/deleg" ]; do
+		n=$((n + 1))
+		[ $n -lt $((60 * tf)) ] || break
+		sleep 0.5
+	done
+	if [ "$(readlink /proc/$holder/fd/0 2>/dev/null)" = "$mnt/deleg" ]; then
+		ok "deleg open for reading"
+		peer_exchange opened >/dev/null
+	else
+		bad "open of $mnt/deleg"
+		peer_exchange open-failed >/dev/null
+	fi
+	got=$(peer_exchange x)
+	[ "$got" = written ] || bad "server's recall step: $got"
+	n=0
+	until [ "$(delegreturns)" -gt "${before:-0}" ] 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -lt $((30 * tf)) ] || break
+		sleep 1
+	done
+	after=$(delegreturns)
+	[ "${after:-0}" -gt "${before:-0}" ] &&
+		ok "DELEGRETURN after CB_RECALL ($before -> $after)" ||
+		bad "no DELEGRETURN after the server's write ($before -> $after)"
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
 }
 
 # sums DIR VERS: md5 of every test file of NFS version VERS, in one line;
@@ -103,6 +202,7 @@ client_round() {
 	# peer_exchange swaps words: the sums go over, the verdict comes back
 	peer_exchange "$want" >/dev/null
 	expect_eq "NFSv$vers: server's files = files written" "$(peer_exchange x)" same
+	[ "$vers" = 4.2 ] && client_callbacks
 	grep -q "xprt:	rdma" /proc/self/mountstats && awk -v m="$mnt" \
 		'$1 == "device" { on = ($5 == m) } on && $1 == "xprt:" { print "mountstats:", $0 }' \
 		/proc/self/mountstats
@@ -184,6 +284,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 			echo "server holds: $mine"
 			peer_exchange differ >/dev/null
 		fi
+		[ "$vers" = 4.2 ] && server_callbacks
 	done
 	peer_barrier
 	server_down

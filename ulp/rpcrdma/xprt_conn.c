@@ -418,6 +418,8 @@ static void rpcrdma_set_inline(struct rpcrdma_ep *ep)
 	}
 	ep->inline_send = min(ep->send_size, peer_recv);
 	ep->inline_recv = min(ep->recv_size, peer_send);
+	/* what the backchannel can offer a session (bc_maxpayload) */
+	WRITE_ONCE(ep->rx->bc_inline, min(ep->inline_send, ep->inline_recv));
 }
 
 /* drain and destroy the QP: after this no completion handler runs */

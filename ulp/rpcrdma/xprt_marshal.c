@@ -9,6 +9,9 @@
  * position-zero Read chunk; a reply that might not fit inline gets a Reply
  * chunk covering the whole receive buffer (RFC 8166 3.5). Chunks are
  * registered with FRWR (xprt_frwr.c).
+ *
+ * Our replies to the server's backchannel calls (RFC 8167) go the same
+ * inline way, never with chunks.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -17,14 +20,12 @@
 #include "xprt_rdma.h"
 
 /* fixed header and three empty chunk lists, RDMA_MSG */
-static unsigned int rpcrdma_encode_inline_header(struct rpcrdma_ep *ep,
-						 struct rpc_rqst *rqst,
+static unsigned int rpcrdma_encode_inline_header(__be32 xid, u32 credits,
 						 __be32 *p)
 {
-	*p++ = rqst->rq_xid;
+	*p++ = xid;
 	*p++ = rpcrdma_version;
-	/* credits asked for: the most we can have outstanding */
-	*p++ = cpu_to_be32(ep->max_requests);
+	*p++ = cpu_to_be32(credits);
 	*p++ = rdma_msg;
 	*p++ = xdr_zero;	/* read list */
 	*p++ = xdr_zero;	/* write list */
@@ -231,10 +232,8 @@ err_unmap:
 int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst)
 {
 	struct rpcrdma_ep *ep = rx->ep;
-	unsigned int call_len, hdr_len;
-	struct rpcrdma_sbuf *sb;
+	unsigned int call_len;
 	bool read, reply;
-	int err;
 
 	if (!ep)
 		return -ENOTCONN;
@@ -254,6 +253,22 @@ int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst)
 	if (read || reply)
 		return rpcrdma_send_chunked(rx, ep, rqst, read, reply);
 
+	/* credits asked for: the most we can have outstanding */
+	return rpcrdma_send_inline(rx, ep, rqst, ep->max_requests);
+}
+
+/*
+ * @rqst's send buffer behind an RDMA_MSG header carrying @credits, in one
+ * SEND. XPRT_LOCKED held, @ep is rx->ep. 0 once posted, or an errno.
+ */
+int rpcrdma_send_inline(struct rpcrdma_xprt *rx, struct rpcrdma_ep *ep,
+			struct rpc_rqst *rqst, u32 credits)
+{
+	unsigned int call_len = rpcrdma_call_len(&rqst->rq_snd_buf);
+	unsigned int hdr_len;
+	struct rpcrdma_sbuf *sb;
+	int err;
+
 	sb = rpcrdma_sbuf_get(ep);
 	if (!sb) {
 		/* sends still completing: sunrpc retries shortly */
@@ -261,7 +276,7 @@ int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst)
 		return -ENOBUFS;
 	}
 
-	hdr_len = rpcrdma_encode_inline_header(ep, rqst, sb->buf);
+	hdr_len = rpcrdma_encode_inline_header(rqst->rq_xid, credits, sb->buf);
 	rpcrdma_pullup(&rqst->rq_snd_buf, sb->buf + hdr_len);
 	rx->stats.pullup_copy_count += rqst->rq_snd_buf.page_len +
 				       rqst->rq_snd_buf.tail[0].iov_len;
@@ -277,4 +292,26 @@ int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst)
 	}
 	rqst->rq_xmit_bytes_sent += call_len;
 	return 0;
+}
+
+/*
+ * ->send_request for a backchannel reply: always inline, RFC 8167 has no
+ * chunks in the backward direction, and its credit value is the grant
+ * for the server's calls. (rq_connect_cookie cannot tell whether the call
+ * came on this connection: rpc_run_bc_task resets it. A reply after a
+ * reconnect finds the server's retransmission by XID, or nothing.)
+ */
+int rpcrdma_bc_send_reply(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst)
+{
+	struct rpcrdma_ep *ep = rx->ep;
+
+	if (!ep)
+		return -ENOTCONN;
+	/* bc_maxpayload keeps the service's replies below this */
+	if (RPCRDMA_HDRLEN_MIN + rpcrdma_call_len(&rqst->rq_snd_buf) >
+	    ep->inline_send) {
+		rx->stats.failed_marshal_count++;
+		return -EMSGSIZE;
+	}
+	return rpcrdma_send_inline(rx, ep, rqst, rpcrdma_bc_credits(rx));
 }

@@ -43,6 +43,14 @@
 /* send buffers beyond one per slot: sends still awaiting completion */
 #define RPCRDMA_EXTRA_SENDS		8
 
+/*
+ * Backchannel (xprt_backchannel.c): session slots offered in CREATE_SESSION,
+ * and the most calls the server may have outstanding, which the extra
+ * receives and sends above must cover.
+ */
+#define RPCRDMA_BC_SLOTS		2
+#define RPCRDMA_BC_MAX_CREDITS		4
+
 /* tunables, xprt_sysctl.c */
 extern unsigned int rpcrdma_slot_table_entries;
 extern unsigned int rpcrdma_max_inline_read;
@@ -203,6 +211,13 @@ struct rpcrdma_xprt {
 	spinlock_t stats_lock;		/* stats, srcaddr */
 	struct rpcrdma_stats stats;
 	struct sockaddr_storage srcaddr;
+
+	/* backchannel pool counts, under xprt.bc_pa_lock */
+	unsigned int bc_wanted;		/* rqsts the sessions asked for */
+	unsigned int bc_total;		/* allocated: idle or with the service */
+	unsigned long bc_dropped;	/* calls that could not be queued */
+	/* min(inline_send, inline_recv) of the last connection, or 0 */
+	unsigned int bc_inline;
 };
 
 static inline struct rpcrdma_xprt *rpcx(struct rpc_xprt *xprt)
@@ -238,6 +253,36 @@ void rpcrdma_buf_free(struct rpc_task *task);
 
 /* xprt_marshal.c */
 int rpcrdma_marshal_and_send(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst);
+int rpcrdma_send_inline(struct rpcrdma_xprt *rx, struct rpcrdma_ep *ep,
+			struct rpc_rqst *rqst, u32 credits);
+int rpcrdma_bc_send_reply(struct rpcrdma_xprt *rx, struct rpc_rqst *rqst);
+
+/* xprt_backchannel.c: NFSv4.1+ callbacks on our connection (RFC 8167) */
+#if IS_ENABLED(CONFIG_SUNRPC_BACKCHANNEL)
+int rpcrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs);
+void rpcrdma_bc_destroy(struct rpc_xprt *xprt, unsigned int max_reqs);
+void rpcrdma_bc_free_rqst(struct rpc_rqst *rqst);
+size_t rpcrdma_bc_maxpayload(struct rpc_xprt *xprt);
+unsigned int rpcrdma_bc_num_slots(struct rpc_xprt *xprt);
+void rpcrdma_bc_release_all(struct rpcrdma_xprt *rx);
+u32 rpcrdma_bc_credits(struct rpcrdma_xprt *rx);
+void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx, const void *msg,
+			      unsigned int len);
+#else
+static inline void rpcrdma_bc_release_all(struct rpcrdma_xprt *rx)
+{
+}
+
+static inline u32 rpcrdma_bc_credits(struct rpcrdma_xprt *rx)
+{
+	return 1;
+}
+
+static inline void rpcrdma_bc_call_received(struct rpcrdma_xprt *rx,
+					    const void *msg, unsigned int len)
+{
+}
+#endif
 
 /* xprt_reply.c */
 void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf,

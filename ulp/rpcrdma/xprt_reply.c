@@ -5,7 +5,8 @@
  * rpc_rqst, copied into the request's receive xdr_buf (RDMA_MSG) or found
  * already written there through its Reply chunk (RDMA_NOMSG), and
  * completed; when the request registered chunks, only once LOCAL_INV has
- * taken the server's access away.
+ * taken the server's access away. A call from the server (the NFSv4.1+
+ * backchannel, RFC 8167) goes to xprt_backchannel.c instead.
  *
  * Runs from the receive CQ's work item: process context, one message at
  * a time per connection.
@@ -267,6 +268,25 @@ static void rpcrdma_error_reply(struct rpcrdma_xprt *rx, __be32 *p,
 	spin_unlock(&xprt->queue_lock);
 }
 
+/*
+ * A backward-direction call (RFC 8167): RDMA_MSG with three empty chunk
+ * lists (there are no chunks backward) whose RPC message is a CALL; NULL
+ * for anything else. A call with chunks is taken for a reply and fails
+ * there.
+ */
+static __be32 *rpcrdma_bc_call(__be32 *p, u32 len)
+{
+	__be32 *msg = p + rpcrdma_fixed_maxsz + 3;
+
+	if (p[3] != rdma_msg || len < RPCRDMA_HDRLEN_MIN + 2 * sizeof(__be32))
+		return NULL;
+	if (p[4] != xdr_zero || p[5] != xdr_zero || p[6] != xdr_zero)
+		return NULL;
+	if (msg[1] != cpu_to_be32(RPC_CALL))
+		return NULL;
+	return msg;
+}
+
 void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf,
 			    const struct ib_wc *wc)
 {
@@ -282,6 +302,16 @@ void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf,
 		goto bad;
 	if (p[1] != rpcrdma_version)
 		goto bad;
+	/* a call's credit value is no grant for our calls: checked first */
+	body = rpcrdma_bc_call(p, len);
+	if (body) {
+		/* the header's XID is the RPC message's (RFC 8166 4.1) */
+		if (body[0] != p[0])
+			goto bad;
+		rpcrdma_bc_call_received(rx, body,
+					 len - ((u8 *)body - (u8 *)buf));
+		return;
+	}
 	rpcrdma_update_credits(ep, be32_to_cpu(p[2]));
 
 	switch (p[3]) {
@@ -305,10 +335,6 @@ void rpcrdma_reply_received(struct rpcrdma_ep *ep, void *buf,
 	r.nomsg = p[3] == rdma_nomsg;
 	if (r.nomsg && !has_reply)
 		goto bad;
-	/* a call from the server (NFSv4.1 callback): no backchannel yet */
-	if (!r.nomsg && r.body_len >= 2 * sizeof(__be32) &&
-	    ((__be32 *)body)[1] == cpu_to_be32(RPC_CALL))
-		return;
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
 		r.done_rkey = wc->ex.invalidate_rkey;
 	rpcrdma_complete_reply(ep, &r);

@@ -3,7 +3,8 @@
  * The client transport as sunrpc sees it: the "rdma" xprt_class (netids
  * rdma and rdma6), transport creation and the rpc_xprt_ops table. The
  * connection, marshalling and reply handling live in xprt_conn.c,
- * xprt_marshal.c and xprt_reply.c.
+ * xprt_marshal.c and xprt_reply.c, the NFSv4.1+ backchannel in
+ * xprt_backchannel.c.
  */
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -126,6 +127,7 @@ static void rpcrdma_destroy(struct rpc_xprt *xprt)
 
 	rpcrdma_conn_cancel(rx);
 	rpcrdma_ep_destroy(rx);
+	rpcrdma_bc_release_all(rx);
 	rpcrdma_free_addresses(xprt);
 	xprt_free(xprt);
 	module_put(THIS_MODULE);
@@ -142,6 +144,13 @@ static int rpcrdma_send_request(struct rpc_rqst *rqst)
 
 	if (!xprt_connected(xprt))
 		return -ENOTCONN;
+	/*
+	 * A backchannel reply (its rqst is one of xprt_backchannel.c's,
+	 * in use): the server's call was its credit (RFC 8167), so it
+	 * takes none of the forward window.
+	 */
+	if (bc_prealloc(rqst))
+		return rpcrdma_bc_send_reply(rpcx(xprt), rqst);
 	/* a slot in the credit window, or wait for one */
 	if (!xprt_request_get_cong(xprt, rqst))
 		return -EBADSLT;
@@ -211,21 +220,6 @@ static void rpcrdma_disable_swap(struct rpc_xprt *xprt)
 {
 }
 
-/*
- * No backchannel yet, but nfsd refuses a session whose backchannel is too
- * small (NFSv4.1+ mounts would fail): offer one slot of an inline buffer.
- * Calls the server makes on it are dropped (xprt_reply.c).
- */
-static size_t rpcrdma_bc_maxpayload(struct rpc_xprt *xprt)
-{
-	return RPCRDMA_DEF_INLINE - RPCRDMA_HDRLEN_MIN;
-}
-
-static unsigned int rpcrdma_bc_num_slots(struct rpc_xprt *xprt)
-{
-	return 1;
-}
-
 static const struct rpc_xprt_ops rpcrdma_xprt_ops = {
 	.reserve_xprt		= xprt_reserve_xprt_cong,
 	.release_xprt		= xprt_release_xprt_cong,
@@ -247,8 +241,14 @@ static const struct rpc_xprt_ops rpcrdma_xprt_ops = {
 	.enable_swap		= rpcrdma_enable_swap,
 	.disable_swap		= rpcrdma_disable_swap,
 	.inject_disconnect	= rpcrdma_inject_disconnect,
+#if IS_ENABLED(CONFIG_SUNRPC_BACKCHANNEL)
+	/* NFSv4.1+ mounts need a backchannel (xprt_backchannel.c) */
+	.bc_setup		= rpcrdma_bc_setup,
 	.bc_maxpayload		= rpcrdma_bc_maxpayload,
 	.bc_num_slots		= rpcrdma_bc_num_slots,
+	.bc_free_rqst		= rpcrdma_bc_free_rqst,
+	.bc_destroy		= rpcrdma_bc_destroy,
+#endif
 };
 
 static struct xprt_class rpcrdma_xprt_class;
@@ -287,6 +287,11 @@ static struct rpc_xprt *rpcrdma_setup(struct xprt_create *args)
 	hash_init(rx->chunks);
 	rpcrdma_conn_setup(rx);
 	rx->srcaddr.ss_family = AF_UNSPEC;
+#if IS_ENABLED(CONFIG_SUNRPC_BACKCHANNEL)
+	/* the pool is ours alone, xprt_backchannel.c */
+	spin_lock_init(&xprt->bc_pa_lock);
+	INIT_LIST_HEAD(&xprt->bc_pa_list);
+#endif
 
 	xprt->timeout = &rpcrdma_default_timeout;
 	xprt->connect_timeout = xprt->timeout->to_initval;
