@@ -210,7 +210,7 @@ cd $RDMA_KMOD_SRC
 : > $OUT/times
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 # What boot leaked is nobody's test.
-leaks boot 1 > /dev/null
+leaks boot 2 > /dev/null
 for t in $RDMA_KMOD_TESTS; do
 	name=$(basename $t .sh)
 	log "test $name"
