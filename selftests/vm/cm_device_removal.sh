@@ -23,13 +23,10 @@ removal() {
 	rdma link delete "$1" > /tmp/linkdel.out 2>&1 &
 	lpid=$!
 	# listener, client and accepted id: three events, each with its device
-	dmesg | tail -n +$((d0 + 1)) > /tmp/removal.dmesg
-	i=0
-	while [ "$(grep -c 'rdma_cm_kern_test: .*device removal' /tmp/removal.dmesg)" -lt 3 ] &&
-	      [ $i -lt 100 ]; do
-		sleep 0.3
-		i=$((i + 1))
+	for _ in $(seq 100); do
 		dmesg | tail -n +$((d0 + 1)) > /tmp/removal.dmesg
+		[ "$(grep -c 'rdma_cm_kern_test: .*device removal' /tmp/removal.dmesg)" -ge 3 ] && break
+		sleep 0.3
 	done
 	grep 'rdma_cm_kern_test: .*device removal' /tmp/removal.dmesg | sed 's/^\[[^]]*\] //'
 	n=$(grep -c "device removal, id on $1\$" /tmp/removal.dmesg)

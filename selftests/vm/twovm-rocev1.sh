@@ -4,7 +4,8 @@
 #
 # RoCE v1 (ethertype 0x8915) on the wire between two VMs.
 #
-# Peer ours: RC and UD over the RoCE v1 GIDs, vm1 the server (ibv_rc_pingpong, ibv_ud_pingpong, ib_send_bw, ib_write_bw,
+# Peer ours: RC and UD over the RoCE v1 GIDs, vm2 the server and vm1 the
+# client (ibv_rc_pingpong, ibv_ud_pingpong, ib_send_bw, ib_write_bw,
 # ib_read_bw; not ib_send_bw -c UD: it waits forever for any datagram the
 # VM link loses, in RoCE v2 as well); vm1 captures eth0 and checks that only
 # 0x8915 frames flowed (no UDP 4791) and that their ICRCs are right
@@ -129,23 +130,19 @@ fi
 # the slow reading of large captures under TCG cannot put the two VMs out
 # of step. /tmp/checks: "FILE|FILTER|NAME|MIN" per capture (no frame may
 # fail FILTER, at least MIN must pass it). The same stack on both ends:
-# vm1 is the server only (swapping the roles would run the same code).
+# vm2 (role server) serves every step (swapping would run the same code).
 : >/tmp/checks
 g1=$(ipv4_gid_index "IB/RoCE v1") || die "no IPv4 RoCE v1 GID"
 counters c0
 capture_start 0 /tmp/v1.pcap
-for srole in server; do
-	step "rc_pingpong RoCE v1" $srole 60 ibv_rc_pingpong -d rxe0 -g "$g1" -n 100
-	step "ud_pingpong RoCE v1" $srole 60 ibv_ud_pingpong -d rxe0 -g "$g1" -n 100
-done
+step "rc_pingpong RoCE v1" server 60 ibv_rc_pingpong -d rxe0 -g "$g1" -n 100
+step "ud_pingpong RoCE v1" server 60 ibv_ud_pingpong -d rxe0 -g "$g1" -n 100
 capture_stop
-echo "/tmp/v1.pcap|ether proto 0x8915|pingpongs|200" >>/tmp/checks
+echo "/tmp/v1.pcap|ether proto 0x8915|pingpongs|400" >>/tmp/checks
 capture_start 96 /tmp/v1bw.pcap
-for srole in server; do
-	step "ib_send_bw RoCE v1" $srole 120 ib_send_bw -d rxe0 -x "$g1" -n 200
-	step "ib_write_bw RoCE v1" $srole 120 ib_write_bw -d rxe0 -x "$g1" -n 200
-	step "ib_read_bw RoCE v1" $srole 120 ib_read_bw -d rxe0 -x "$g1" -n 200
-done
+step "ib_send_bw RoCE v1" server 120 ib_send_bw -d rxe0 -x "$g1" -n 200
+step "ib_write_bw RoCE v1" server 120 ib_write_bw -d rxe0 -x "$g1" -n 200
+step "ib_read_bw RoCE v1" server 120 ib_read_bw -d rxe0 -x "$g1" -n 200
 capture_stop
 echo "/tmp/v1bw.pcap|ether proto 0x8915|perftest|1000" >>/tmp/checks
 counters c1
@@ -163,23 +160,21 @@ if [ -d $cfs ] && roce_mode "IB/RoCE v1"; then
 	ncm=0
 	# cm_case NAME SERVER-MODE CLIENT-MODE WANT-FILTER
 	cm_case() {
-		for srole in server; do
-			if [ "$RDMA_KMOD_ROLE" = "$srole" ]; then
-				roce_mode "$2" || bad "configfs $2"
-			else
-				roce_mode "$3" || bad "configfs $3"
-			fi
-			ncm=$((ncm + 1))
-			capture_start 128 /tmp/cm$ncm.pcap
-			# line-buffered: a failing step shows how far it got
-			if [ "$RDMA_KMOD_ROLE" = "$srole" ]; then
-				step "$1" $srole 120 stdbuf -oL rping -s -a "$mine" -C 20 -v
-			else
-				step "$1" $srole 120 stdbuf -oL rping -c -C 20 -v -a
-			fi
-			capture_stop
-			echo "/tmp/cm$ncm.pcap|$4|$1, vm1 $side|100" >>/tmp/checks
-		done
+		if [ "$RDMA_KMOD_ROLE" = server ]; then
+			roce_mode "$2" || bad "configfs $2"
+		else
+			roce_mode "$3" || bad "configfs $3"
+		fi
+		ncm=$((ncm + 1))
+		capture_start 128 /tmp/cm$ncm.pcap
+		# line-buffered: a failing step shows how far it got
+		if [ "$RDMA_KMOD_ROLE" = server ]; then
+			step "$1" server 120 stdbuf -oL rping -s -a "$mine" -C 20 -v
+		else
+			step "$1" server 120 stdbuf -oL rping -c -C 20 -v -a
+		fi
+		capture_stop
+		echo "/tmp/cm$ncm.pcap|$4|$1, vm1 $side|100" >>/tmp/checks
 	}
 	cm_case "rping RoCE v1" "IB/RoCE v1" "IB/RoCE v1" "ether proto 0x8915"
 	# the passive side answers in the version of the request
