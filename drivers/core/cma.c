@@ -1769,7 +1769,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	if (!listen_id)
 		return -ECONNREFUSED;
 
-	mutex_lock(&listen_id->handler_mutex);
+	mutex_lock_nested(&listen_id->handler_mutex, CMA_LOCK_LISTENER);
 	if (READ_ONCE(listen_id->state) != RDMA_CM_LISTEN) {
 		ret = -ECONNABORTED;
 		goto err_unlock_listen;
@@ -1790,7 +1790,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	conn_id->tos_set = listen_id->tos_set;
 	conn_id->qkey = listen_id->qkey ? listen_id->qkey : RDMA_UDP_QKEY;
 
-	mutex_lock_nested(&conn_id->handler_mutex, SINGLE_DEPTH_NESTING);
+	mutex_lock_nested(&conn_id->handler_mutex, CMA_LOCK_REQ_ID);
 	ret = cma_setup_conn_id(conn_id, listen_id, hdr, ver, cm_id, port,
 				sgid_attr, path);
 	if (ret)

@@ -211,7 +211,7 @@ static int cma_iw_req_handler(struct iw_cm_id *cm_id,
 	int ret;
 
 	/* The listen lasts while its iw_cm_id does: no reference needed. */
-	mutex_lock(&listen_id->handler_mutex);
+	mutex_lock_nested(&listen_id->handler_mutex, CMA_LOCK_LISTENER);
 	if (READ_ONCE(listen_id->state) != RDMA_CM_LISTEN) {
 		ret = -ECONNABORTED;
 		goto out;
@@ -225,7 +225,7 @@ static int cma_iw_req_handler(struct iw_cm_id *cm_id,
 		ret = PTR_ERR(conn_id);
 		goto out;
 	}
-	mutex_lock_nested(&conn_id->handler_mutex, SINGLE_DEPTH_NESTING);
+	mutex_lock_nested(&conn_id->handler_mutex, CMA_LOCK_REQ_ID);
 	conn_id->state = RDMA_CM_CONNECT;
 	conn_id->afonly = listen_id->afonly;
 	conn_id->tos = listen_id->tos;

@@ -61,6 +61,12 @@ struct cma_listen_ent {
 	struct iw_cm_id *iw_id;
 };
 
+/* lockdep subclasses of handler_mutex (see there) */
+enum {
+	CMA_LOCK_LISTENER = 1,	/* a listener's handler_mutex, request path */
+	CMA_LOCK_REQ_ID = 2,	/* the id a request creates, under it */
+};
+
 struct rdma_id_private {
 	struct rdma_cm_id id;
 
@@ -69,7 +75,14 @@ struct rdma_id_private {
 	enum rdma_cm_state state;
 	refcount_t refcount;
 	struct completion comp;
-	/* Held while the event handler runs; see rdma_lock_handler(). */
+	/*
+	 * Held while the event handler runs; see rdma_lock_handler(). A
+	 * request is delivered with the listener's and the new id's held:
+	 * those two take the lockdep subclasses CMA_LOCK_*, for a ULP may destroy
+	 * a private id of its own under a lock its CONNECT_REQUEST handler
+	 * takes too (rds: rds_trans_sem), which is no cycle since neither of
+	 * those ids is a listener or a request's.
+	 */
 	struct mutex handler_mutex;
 	struct mutex qp_mutex;
 
