@@ -49,6 +49,7 @@ ours=$top/Module.symvers
 jobs=$(nproc)
 
 log() { echo "compat: $*" >&2; }
+summary() { log "$(grep -c '	built' "$status") built, $(grep -c '	blocked' "$status") blocked (list: $status)"; }
 
 consumers() { # NAME DIR EXTRA-DIRS... per line, comments dropped
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list"
@@ -90,7 +91,7 @@ if [ $force = 0 ] && [ -n "$cache" ] && [ -s "$cache/status.txt" ]; then
 	cp -r "$cache/modules" "$cache/logs" "$cache/symvers" "$out/" &&
 		cp "$cache/status.txt" "$status" && echo "$key" > "$out/stamp" && {
 		log "reused $cache (a build of the same sources, headers and symbols)"
-		log "$(grep -c '	built' "$status") built, $(grep -c '	blocked' "$status") blocked (list: $status)"
+		summary
 		exit 0
 	}
 	rm -rf "$out/modules" "$out/logs" "$out/symvers"
@@ -179,5 +180,5 @@ if [ -n "$cache" ] && mkdir -p "$RDMA_KMOD_COMPAT_CACHE" && tmp=$(mktemp -d "$ca
 	cp -r "$out/modules" "$out/logs" "$out/symvers" "$status" "$tmp/" &&
 		rm -rf "$cache" && mv "$tmp" "$cache" || rm -rf "$tmp"
 fi
-log "$(grep -c '	built' "$status") built, $(grep -c '	blocked' "$status") blocked (list: $status)"
+summary
 exit 0
