@@ -25,6 +25,8 @@ stack=ours peer_stack=stock modules_dir="" cmd="" tests="" all=0 shell=0 twovm=0
 log="" verbose=0 timeout="" test_timeout="" envs=()
 # seconds from start to the guest script (RDMA_KMOD_BOOT_LIMIT: for tests of it)
 boot_limit=${RDMA_KMOD_BOOT_LIMIT:-}
+# the debug VM's memory (RDMA_KMOD_DEBUG_MEM: kmemleak's scan time grows with it)
+debug_mem=${RDMA_KMOD_DEBUG_MEM:-4G}
 flavour=${RDMA_KMOD_KERNEL_FLAVOUR:-stock}
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -91,7 +93,7 @@ fi
 vm_kernel() {
 	if [ "$flavour" = debug ] && [ "$1" = ours ]; then
 		vkver=$dkver vkernel=$ddir/bzImage vinitrd=$dinitrd vmodroot=$ddir/modroot
-		vmem=4G vtree=$dbuild/src vcompat=$dbuild/compat vkmod=$dbuild/src/selftests/kmod
+		vmem=$debug_mem vtree=$dbuild/src vcompat=$dbuild/compat vkmod=$dbuild/src/selftests/kmod
 		# Every KASAN report, not the first only; room for all of dmesg;
 		# no RCU stall or hung task warnings from TCG's slowness alone;
 		# no native NVMe multipath: lockdep reports a lock order problem
