@@ -47,5 +47,6 @@ exec /bin/busybox switch_root /newroot /bin/sh "\$RDMA_KMOD_GUEST"
 INIT
 chmod +x "$tmp/init"
 mkdir -p "$(dirname "$OUT")"
-(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
+# a name of its own: two runners may build it at once (make check)
+(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT.$$.tmp"
+mv "$OUT.$$.tmp" "$OUT"
