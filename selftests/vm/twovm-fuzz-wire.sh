@@ -9,7 +9,8 @@
 # rxe: UDP 4791 is the attacker's) runs rdma_fuzz_wire: FUZZ_WIRE_PACKETS
 # (default 20000) mutated RoCE v2, RoCE v1 and MPA/DDP/RDMAP packets from
 # seed FUZZ_SEED (default 1), aimed at what the victim reported. First it
-# replays every regression case in selftests/fuzz/wire/.
+# replays every regression case in selftests/fuzz/wire/. FUZZ_WIRE_IWARP_THREADS
+# (default 1) iWARP connections are open at a time.
 # vm1 then checks: the victim's verdict (no byte outside the windows the
 # MRs allow changed, the valid packets among the fuzz were received),
 # `rdma resource show` back to where it was, a fresh transfer on rxe0
@@ -20,6 +21,7 @@ set -u
 
 tools=${RDMA_KMOD_TOOLS:-$RDMA_KMOD_SRC/build/tools}
 packets=${FUZZ_WIRE_PACKETS:-20000} seed=${FUZZ_SEED:-1}
+iwarp_threads=${FUZZ_WIRE_IWARP_THREADS:-1}
 SIDE_PORT=7481 SIW_PORT=7482
 cases=$RDMA_KMOD_SRC/selftests/fuzz/wire
 
@@ -45,7 +47,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 	while read -r s st n name; do
 		if timeout 20000 "$tools/rdma_fuzz_wire" --peer "$RDMA_KMOD_PEER_IP" \
 			--side-port $SIDE_PORT --seed "$s" --start "$st" --packets "$n" \
-			>/tmp/fw.out 2>&1 </dev/null; then
+			--iwarp-threads "$iwarp_threads" >/tmp/fw.out 2>&1 </dev/null; then
 			ok "attacker $name: seed $s start $st packets $n sent, victim checked"
 		else
 			bad "attacker $name: seed $s start $st packets $n"
@@ -53,7 +55,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 			echo "  journal (last packets): /tmp/fuzz_wire.journal"
 			sort -n /tmp/fuzz_wire.journal 2>/dev/null | tail -8 | cut -c1-200
 		fi
-		grep '^fuzz_wire: seed' /tmp/fw.out
+		grep -E '^fuzz_wire: (seed|RoCE frames sent)' /tmp/fw.out
 	done </tmp/fw.runs
 	finish
 	exit

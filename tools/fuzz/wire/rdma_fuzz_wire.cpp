@@ -5,7 +5,9 @@
 // victim's INFO line over the side channel, then sends packets 
 // [start, start + packets) of the seed: RoCE v2 and RoCE v1 frames through
 // an AF_PACKET socket (roce_gen.h) and, when the victim has a siw listener,
-// MPA/DDP/RDMAP over TCP connections (iwarp_gen.h) from a second thread.
+// MPA/DDP/RDMAP over TCP connections (iwarp_gen.h) from other threads (one
+// connection at a time each: a connection waits for the victim's replies,
+// so on a slow victim several threads keep its listener busy).
 // Packet I of seed S is the same bytes in every run (common/rng.h), given the same
 // INFO; the journal file holds the last packets sent. At the end it tells
 // the victim DONE, waits for its verdict, and prints as its last line
@@ -13,7 +15,7 @@
 //
 // Usage: rdma_fuzz_wire --peer IP --side-port P --seed S --packets N
 //          [--start I] [--iface eth0] [--journal FILE] [--no-v1]
-//          [--no-iwarp] [--pace-us U]
+//          [--no-iwarp] [--pace-us U] [--iwarp-threads T]
 //        rdma_fuzz_wire --dump --seed S --packets N: print the RoCE frames
 //          (hex, one a line) for made-up targets, sending nothing; for
 //          checking the ICRC code against another implementation
@@ -42,6 +44,7 @@
 #include <ctime>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace fw;
 
@@ -52,7 +55,7 @@ struct Args {
 	uint16_t side_port = 0;
 	uint64_t seed = 1, packets = 1000, start = 0;
 	bool v1 = true, iwarp = true, dump = false;
-	unsigned pace_us = 0;
+	unsigned pace_us = 0, iwarp_threads = 1;
 };
 
 enum Kind { K_V2, K_V1, K_IWARP };
@@ -118,11 +121,15 @@ Args parse(int argc, char **argv)
 			a.journal = v;
 		else if (k == "--pace-us")
 			a.pace_us = unsigned(n);
+		else if (k == "--iwarp-threads")
+			a.iwarp_threads = unsigned(n);
 		else
 			usage(("unknown option " + k).c_str());
 	}
 	if (!a.dump && (a.peer.empty() || !a.side_port))
 		usage("--peer and --side-port are required");
+	if (a.iwarp_threads < 1 || a.iwarp_threads > 64)
+		usage("--iwarp-threads wants 1 to 64");
 	return a;
 }
 
@@ -156,7 +163,6 @@ void on_signal(int)
 
 struct IwarpStats {
 	std::atomic<unsigned long> sent{ 0 }, conns{ 0 }, accepted{ 0 }, rejected{ 0 }, refused{ 0 };
-	unsigned long refused_in_row = 0;
 };
 
 // The journal's slots: 128 of the latest packets, the frame in hex after its
@@ -175,10 +181,13 @@ void journal_packet(fuzz::Journal &j, uint64_t index, const std::string &desc, c
 	j.append(rec.c_str());
 }
 
-void iwarp_thread(const Args &a, const Targets &t, fuzz::Journal &j, IwarpStats &st)
+// Thread @k of a.iwarp_threads takes the iWARP indices I with I % threads == k.
+void iwarp_thread(const Args &a, const Targets &t, fuzz::Journal &j, IwarpStats &st, unsigned k)
 {
+	unsigned long refused_in_row = 0;
+
 	for (uint64_t i = a.start; i < a.start + a.packets && !g_stop; i++) {
-		if (kind_of(a, i) != K_IWARP)
+		if (i % a.iwarp_threads != k || kind_of(a, i) != K_IWARP)
 			continue;
 		fuzz::Rng r = fuzz::Rng::for_item(a.seed, i);
 		IwarpPlan plan;
@@ -191,8 +200,8 @@ void iwarp_thread(const Args &a, const Targets &t, fuzz::Journal &j, IwarpStats 
 		IwarpResult res = run_iwarp(t.peer_ip, t.siw_port, plan);
 		// a victim that no longer accepts connections is gone: stop here
 		// rather than wait out a connect timeout per index
-		st.refused_in_row = res.connected ? 0 : st.refused_in_row + 1;
-		if (st.refused_in_row >= 10) {
+		refused_in_row = res.connected ? 0 : refused_in_row + 1;
+		if (refused_in_row >= 10) {
 			std::printf("fuzz_wire: the siw listener refused 10 connections in a row, iWARP stops at #%llu\n",
 				    static_cast<unsigned long long>(i));
 			break;
@@ -270,9 +279,9 @@ int main(int argc, char **argv)
 	if (!a.journal.empty() && !journal.open(a.journal, true))
 		std::printf("fuzz_wire: no journal %s: %s\n", a.journal.c_str(), std::strerror(errno));
 	IwarpStats ist;
-	std::thread iw;
-	if (a.iwarp)
-		iw = std::thread(iwarp_thread, std::cref(a), std::cref(t), std::ref(journal), std::ref(ist));
+	std::vector<std::thread> iw;
+	for (unsigned k = 0; a.iwarp && k < a.iwarp_threads; k++)
+		iw.emplace_back(iwarp_thread, std::cref(a), std::cref(t), std::ref(journal), std::ref(ist), k);
 
 	unsigned long v2 = 0, v1 = 0, send_err = 0, replies = 0;
 	std::vector<uint8_t> frame;
@@ -320,8 +329,12 @@ int main(int argc, char **argv)
 				    static_cast<unsigned long long>(a.packets), long(time(nullptr) - t0));
 		}
 	}
-	if (iw.joinable())
-		iw.join();
+	// which side bounds a run's time: the frames or the connections
+	long roce_secs = long(time(nullptr) - t0);
+	for (auto &th : iw)
+		th.join();
+	std::printf("fuzz_wire: RoCE frames sent in %lds, iWARP connections done in %lds (%u threads)\n",
+		    roce_secs, long(time(nullptr) - t0), a.iwarp ? a.iwarp_threads : 0);
 	while (recv(udp, rbuf, sizeof(rbuf), 0) > 0)
 		replies++;
 
