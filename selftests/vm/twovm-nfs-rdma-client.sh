@@ -22,6 +22,14 @@ set -u
 
 export_dir=/tmp/export
 mnt=/tmp/nfsmnt
+
+# nfs_src VERS: what a mount of that NFS version names (v4: the fsid=0 root)
+nfs_src() {
+	case $1 in
+	3) echo "$RDMA_KMOD_PEER_IP:$export_dir" ;;
+	*) echo "$RDMA_KMOD_PEER_IP:/" ;;
+	esac
+}
 tf=${RDMA_KMOD_TIME_FACTOR:-1}
 # file sizes in bytes: odd ones cross page and rsize boundaries
 sizes="1 3000 4096 65537 1048576"
@@ -44,7 +52,9 @@ server_up() {
 	# stands between it and a read delegation
 	echo original > "$export_dir/deleg"
 	say rpcbind -w || return 1
-	say exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=1 \
+	# fsid=0: the NFSv4 root (v4 mounts "/"); a pseudo root built over
+	# the VM's 9p root would not export (ENOENT to the v4 mount)
+	say exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=0 \
 		"*:$export_dir" || return 1
 	say rpc.mountd || return 1
 	say rpc.nfsd 4 || return 1
@@ -170,8 +180,7 @@ client_round() {
 	vers=$1 opts=$2
 	echo "--- NFSv$vers over rdma"
 	mkdir -p $mnt /tmp/src
-	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" \
-		"$RDMA_KMOD_PEER_IP:$export_dir" $mnt; then
+	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" "$(nfs_src $vers)" $mnt; then
 		bad "mount -o $opts"
 		return 1
 	fi
@@ -191,8 +200,7 @@ client_round() {
 	timeout -s KILL $((60 * tf)) umount $mnt || { bad "umount after write"; return 1; }
 
 	# a fresh mount: every byte read back comes over the wire
-	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" \
-		"$RDMA_KMOD_PEER_IP:$export_dir" $mnt; then
+	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" "$(nfs_src $vers)" $mnt; then
 		bad "remount -o $opts"
 		return 1
 	fi
@@ -215,7 +223,7 @@ refused_mount() {
 	echo "--- mount against a port nobody listens on"
 	mkdir -p $mnt
 	if timeout -s KILL $((90 * tf)) mount -t nfs -o rdma,port=20050,vers=4.2,retry=0 \
-		"$RDMA_KMOD_PEER_IP:$export_dir" $mnt >/tmp/refused.out 2>&1; then
+		"$(nfs_src 4.2)" $mnt >/tmp/refused.out 2>&1; then
 		bad "mount on port 20050 succeeded"
 		umount $mnt
 	elif [ $? = 137 ]; then
@@ -246,7 +254,7 @@ device_removed_while_mounted() {
 	echo "--- rxe0 deleted while mounted"
 	if ! timeout -s KILL $((120 * tf)) mount -t nfs \
 		-o rdma,port=20049,vers=3,nolock,mountproto=tcp,soft,retrans=1,timeo=50 \
-		"$RDMA_KMOD_PEER_IP:$export_dir" $mnt; then
+		"$(nfs_src 3)" $mnt; then
 		bad "mount before device removal"
 		return
 	fi
