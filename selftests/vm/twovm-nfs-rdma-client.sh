@@ -19,17 +19,11 @@
 # states, the callback state still UP. Then umount and rpcrdma unloads.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
+. "$RDMA_KMOD_SRC/selftests/nfs.sh"
 
 export_dir=/tmp/export
 mnt=/tmp/nfsmnt
 
-# nfs_src VERS: what a mount of that NFS version names (v4: the fsid=0 root)
-nfs_src() {
-	case $1 in
-	3) echo "$RDMA_KMOD_PEER_IP:$export_dir" ;;
-	*) echo "$RDMA_KMOD_PEER_IP:/" ;;
-	esac
-}
 tf=${RDMA_KMOD_TIME_FACTOR:-1}
 # file sizes in bytes: odd ones cross page and rsize boundaries
 sizes="1 3000 4096 65537 1048576"
@@ -178,9 +172,10 @@ sums() {
 # client_round VERS OPTS: one mount, write, remount, read back, umount
 client_round() {
 	vers=$1 opts=$2
+	src=$(nfs_src "$RDMA_KMOD_PEER_IP" $export_dir "$vers")
 	echo "--- NFSv$vers over rdma"
 	mkdir -p $mnt /tmp/src
-	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" "$(nfs_src $vers)" $mnt; then
+	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" "$src" $mnt; then
 		bad "mount -o $opts"
 		return 1
 	fi
@@ -200,7 +195,7 @@ client_round() {
 	timeout -s KILL $((60 * tf)) umount $mnt || { bad "umount after write"; return 1; }
 
 	# a fresh mount: every byte read back comes over the wire
-	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" "$(nfs_src $vers)" $mnt; then
+	if ! timeout -s KILL $((120 * tf)) mount -t nfs -o "$opts" "$src" $mnt; then
 		bad "remount -o $opts"
 		return 1
 	fi
@@ -223,7 +218,7 @@ refused_mount() {
 	echo "--- mount against a port nobody listens on"
 	mkdir -p $mnt
 	if timeout -s KILL $((90 * tf)) mount -t nfs -o rdma,port=20050,vers=4.2,retry=0 \
-		"$(nfs_src 4.2)" $mnt >/tmp/refused.out 2>&1; then
+		"$(nfs_src "$RDMA_KMOD_PEER_IP" $export_dir 4.2)" $mnt >/tmp/refused.out 2>&1; then
 		bad "mount on port 20050 succeeded"
 		umount $mnt
 	elif [ $? = 137 ]; then
@@ -254,7 +249,7 @@ device_removed_while_mounted() {
 	echo "--- rxe0 deleted while mounted"
 	if ! timeout -s KILL $((120 * tf)) mount -t nfs \
 		-o rdma,port=20049,vers=3,nolock,mountproto=tcp,soft,retrans=1,timeo=50 \
-		"$(nfs_src 3)" $mnt; then
+		"$(nfs_src "$RDMA_KMOD_PEER_IP" $export_dir 3)" $mnt; then
 		bad "mount before device removal"
 		return
 	fi

@@ -16,6 +16,7 @@
 # must have moved and rpcrdma must unload.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
+. "$RDMA_KMOD_SRC/selftests/nfs.sh"
 
 tf=${RDMA_KMOD_TIME_FACTOR:-1}
 exp=/tmp/nfsexp
@@ -44,54 +45,6 @@ sysctl_checks() {
 	expect_eq "a write resets rdma_stat_recv" "$(cat $d/rdma_stat_recv)" 0
 }
 
-# nfs_server_up: nfsd exporting a tmpfs to the peer, rdma listener on 20049.
-# The host root is read-only: nfsd's state goes to a tmpfs /var/lib/nfs and
-# the export is given to exportfs directly, not through /etc/exports.
-nfs_server_up() {
-	mkdir -p $exp && mount -t tmpfs -o size=16m tmpfs $exp || return 1
-	mount -t tmpfs tmpfs /var/lib/nfs || return 1
-	mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm /run/rpcbind
-	: > /var/lib/nfs/etab
-	: > /var/lib/nfs/rmtab
-	modprobe nfsd || return 1
-	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
-	# no 90 s grace period before NFSv4 OPENs work
-	echo 10 > /proc/fs/nfsd/nfsv4leasetime
-	echo 10 > /proc/fs/nfsd/nfsv4gracetime
-	rpcbind -f &
-	rpcbind_pid=$!
-	wait_for_rpcbind || return 1
-	# fsid=0: the NFSv4 root (mounted as "/"), no pseudo-fs built over
-	# the 9p root; NFSv3 mounts the path
-	exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=0 \
-		"$RDMA_KMOD_PEER_IP:$exp" || return 1
-	rpc.mountd -F &
-	mountd_pid=$!
-	rpc.nfsd 4 || return 1
-	echo "rdma 20049" > /proc/fs/nfsd/portlist || return 1
-	echo "portlist: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
-	grep -q '^rdma 20049$' /proc/fs/nfsd/portlist
-}
-
-wait_for_rpcbind() {
-	for _ in $(seq $((20 * tf))); do
-		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
-nfs_server_down() {
-	rpc.nfsd 0 || bad "rpc.nfsd 0"
-	exportfs -ua
-	[ -n "${mountd_pid:-}" ] && kill "$mountd_pid"
-	[ -n "${rpcbind_pid:-}" ] && kill "$rpcbind_pid"
-	wait 2>/dev/null
-	umount /proc/fs/nfsd
-	umount $exp
-	umount /var/lib/nfs
-}
-
 # files_sum DIR VERS: md5 of the files of version VERS and the server's file.
 files_sum() {
 	# shellcheck disable=SC2046
@@ -104,8 +57,8 @@ files_sum() {
 nfs_client_pass() {
 	v=$1 m=/mnt/nfs
 	opts="vers=$v,proto=rdma,port=20049,soft,timeo=150,retrans=2"
-	src="$RDMA_KMOD_PEER_IP:/"
-	[ "$v" = 3 ] && opts="$opts,nolock" && src="$RDMA_KMOD_PEER_IP:$exp"
+	src=$(nfs_src "$RDMA_KMOD_PEER_IP" $exp "$v")
+	[ "$v" = 3 ] && opts="$opts,nolock"
 	mkdir -p $m
 	if ! timeout $((120 * tf)) mount -t nfs -o "$opts" "$src" $m; then
 		bad "NFSv$v mount -o $opts"
@@ -148,7 +101,7 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 	echo "rpcrdma: $(modinfo -n rpcrdma)"
 	sysctl_checks
 	st=fail
-	if nfs_server_up; then
+	if nfs_server_up $exp "$RDMA_KMOD_PEER_IP" 16m; then
 		st=ready
 		ok "nfsd: rdma 20049 in portlist"
 		head -c 300001 /dev/urandom > $exp/srvfile

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# An NFS server with an RDMA listener for the VM selftests (sourced after
+# lib.sh, not run). The host root is read-only: nfsd's state goes to a
+# tmpfs /var/lib/nfs and the export is handed to exportfs directly, not
+# through /etc/exports. ../shared/reference/ULP.md §7 has the facts.
+
+NFS_TF=${RDMA_KMOD_TIME_FACTOR:-1}
+
+nfs_wait_for_rpcbind() {
+	for _ in $(seq $((20 * NFS_TF))); do
+		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# nfs_server_up DIR CLIENT SIZE: nfsd exporting a tmpfs of SIZE on DIR to
+# CLIENT (an address or *), its RDMA listener on port 20049. fsid=0 makes
+# DIR the NFSv4 root (v4 mounts "/"): a pseudo root built over the VM's
+# 9p root would not export. NFSv3 mounts DIR.
+nfs_server_up() {
+	NFS_EXPORT=$1
+	mkdir -p "$1" && mount -t tmpfs -o "size=$3" tmpfs "$1" || return 1
+	mount -t tmpfs tmpfs /var/lib/nfs || return 1
+	mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm /run/rpcbind
+	: > /var/lib/nfs/etab
+	: > /var/lib/nfs/rmtab
+	modprobe nfsd || return 1
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	# no 90 s grace period before NFSv4 OPENs work
+	echo 10 > /proc/fs/nfsd/nfsv4leasetime
+	echo 10 > /proc/fs/nfsd/nfsv4gracetime
+	rpcbind -f &
+	NFS_RPCBIND_PID=$!
+	nfs_wait_for_rpcbind || return 1
+	exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=0 "$2:$1" || return 1
+	rpc.mountd -F &
+	NFS_MOUNTD_PID=$!
+	rpc.nfsd 4 || return 1
+	echo "rdma 20049" > /proc/fs/nfsd/portlist || return 1
+	echo "portlist: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
+	grep -q '^rdma 20049$' /proc/fs/nfsd/portlist
+}
+
+nfs_server_down() {
+	rpc.nfsd 0 || bad "rpc.nfsd 0"
+	exportfs -ua
+	[ -n "${NFS_MOUNTD_PID:-}" ] && kill "$NFS_MOUNTD_PID"
+	[ -n "${NFS_RPCBIND_PID:-}" ] && kill "$NFS_RPCBIND_PID"
+	wait 2>/dev/null
+	umount /proc/fs/nfsd
+	umount "$NFS_EXPORT"
+	umount /var/lib/nfs
+}
+
+# nfs_src SERVER DIR VERS: what a mount of DIR, exported by nfs_server_up,
+# names for NFS version VERS
+nfs_src() {
+	case $3 in
+	3) echo "$1:$2" ;;
+	*) echo "$1:/" ;;
+	esac
+}
