@@ -36,14 +36,20 @@ ip neigh del 192.0.2.99 dev eth0
 echo "# device deleted under live connections"
 rping -s -a $a4 -C 100000 >/tmp/ds.out 2>&1 &
 spid=$!
-sleep 2
+# rping's port: siw listens on it in TCP
+wait_tcp_listen 7174 || bad "rping server not listening"
 rping -c -a $a4 -C 100000 >/tmp/dc.out 2>&1 &
 cpid=$!
-sleep 5
-# the per-device summary: our ib_core does not dump QP tables yet
-n=$(rdma res show siw0 2>&1 | sed -n 's/.* qp \([0-9]*\) .*/\1/p')
-[ "$n" -ge 2 ] && ok "both ends connected ($n QPs)" ||
+# the per-device summary: both ends' QPs, within 15 s (more on a slow kernel)
+for _ in $(seq $((30 * ${RDMA_KMOD_TIME_FACTOR:-1}))); do
+	n=$(rdma res show siw0 2>&1 | sed -n 's/.* qp \([0-9]*\) .*/\1/p')
+	[ "${n:-0}" -ge 2 ] && break
+	sleep 0.5
+done
+[ "${n:-0}" -ge 2 ] && ok "both ends connected ($n QPs)" ||
 	bad "expected both ends' QPs, got $n"
+# a while of traffic before the delete
+sleep 2
 timeout 120 rdma link delete siw0 && ok "rdma link delete under live ids" ||
 	bad "rdma link delete under live ids"
 wait_gone $cpid 60 && ok "client ended" || { bad "client still running"; kill -9 $cpid; }
