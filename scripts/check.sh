@@ -113,14 +113,25 @@ if [ $vm = 1 ]; then
 			count <<< "FAIL: compat rebuild (log build/compat.log)"
 		fi
 		phase "compat rebuild" $t0
-		# The two-VM suite with the stock peer runs beside the one-VM
-		# suite: one VM keeps about one of two cores busy (its tests
-		# wait on peers, timers and sleeps), so side by side they take
-		# less than one after the other.
+		# The two-VM suites (the stock peer, then ours as the peer: the
+		# twovm tests whose "# peer-stacks:" line names ours; RoCE v1
+		# needs our stack on both ends) run one after the other beside
+		# the one-VM suite: one VM keeps about one of two cores busy
+		# (its tests wait on peers, timers and sleeps), so side by side
+		# they take less time than in turn.
 		pid2=""
+		rm -f $res/vm-run2.end $res/vm-run3.end
 		if ls selftests/vm/twovm-*.sh > /dev/null 2>&1 && [ -z "$only" ]; then
-			t2=$SECONDS
-			run_vm --all --two-vm > $res/vm-run2.txt 2>&1 &
+			{
+				t2=$SECONDS
+				run_vm --all --two-vm > $res/vm-run2.txt 2>&1
+				echo "$? $((SECONDS - t2))" > $res/vm-run2.end
+				if grep -qs '^# peer-stacks:.*ours' selftests/vm/twovm-*.sh; then
+					t2=$SECONDS
+					run_vm --all --two-vm --peer-stack ours > $res/vm-run3.txt 2>&1
+					echo "$? $((SECONDS - t2))" > $res/vm-run3.end
+				fi
+			} &
 			pid2=$!
 		fi
 		t0=$SECONDS
@@ -136,25 +147,22 @@ if [ $vm = 1 ]; then
 		if [ $rc != 0 ] && ! grep -q -E '^(peer: )?FAIL' $res/vm-run.txt; then
 			count <<< "FAIL: vm run (exit $rc)"
 		fi
+		[ -z "$pid2" ] || wait $pid2
+		# suite_result FILE NAME [PREFIX]: counts a suite the job above ran
+		suite_result() {
+			local rc=1 t=0
+			read -r rc t < "${1%.txt}.end" 2>/dev/null
+			echo "time: $2 $t s"
+			grep -h 'slowest: ' "$1" | sed 's/^/time: /'
+			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' "$1" |
+				sed "s/^\(PASS\|FAIL\|peer: FAIL\): /&${3:-}/")
+			[ "$rc" = 0 ] || grep -q -E '^(peer: )?FAIL' "$1" ||
+				count <<< "FAIL: $2 (exit $rc)"
+		}
 		if [ -n "$pid2" ]; then
-			wait $pid2
-			rc=$?
-			phase "two-VM suite, stock peer (beside the one-VM suite)" $t2 $res/vm-run2.txt
-			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' $res/vm-run2.txt)
-			[ $rc = 0 ] || grep -q -E '^(peer: )?FAIL' $res/vm-run2.txt ||
-				count <<< "FAIL: two-vm run (exit $rc)"
-		fi
-		# Ours against ours: the twovm tests whose "# peer-stacks:" line
-		# names ours (RoCE v1 needs our stack on both ends).
-		if grep -qs '^# peer-stacks:.*ours' selftests/vm/twovm-*.sh && [ -z "$only" ]; then
-			t0=$SECONDS
-			run_vm --all --two-vm --peer-stack ours > $res/vm-run3.txt 2>&1
-			rc=$?
-			phase "two-VM suite, peer ours" $t0 $res/vm-run3.txt
-			count < <(grep -E '^(PASS|FAIL|peer: FAIL):' $res/vm-run3.txt |
-				sed 's/^\(PASS\|FAIL\|peer: FAIL\): /&(peer ours) /')
-			[ $rc = 0 ] || grep -q -E '^(peer: )?FAIL' $res/vm-run3.txt ||
-				count <<< "FAIL: two-vm run, peer ours (exit $rc)"
+			suite_result $res/vm-run2.txt "two-VM suite, stock peer (beside the one-VM suite)"
+			[ -e $res/vm-run3.end ] &&
+				suite_result $res/vm-run3.txt "two-VM suite, peer ours (after the stock peer's)" "(peer ours) "
 		fi
 	fi
 fi
