@@ -16,6 +16,12 @@ expect_eq() {
 	fi
 }
 
+# slow_kernel: true where the runner stretches the tests' time (the debug
+# kernel): tests run fewer iterations there, over the same paths.
+slow_kernel() {
+	[ "${RDMA_KMOD_TIME_FACTOR:-1}" != 1 ]
+}
+
 # rxe0 on eth0, created fresh.
 rxe_up() {
 	modprobe rdma_rxe || return 1

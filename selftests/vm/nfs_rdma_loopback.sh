@@ -44,7 +44,7 @@ fio_check() {
 nfs_round() {
 	dev=$1 v=$2 t0=$(date +%s)
 	bigsz=33554432
-	[ "$dev" = rxe0 ] && [ "$tf" = 1 ] && bigsz=268435456
+	[ "$dev" = rxe0 ] && ! slow_kernel && bigsz=268435456
 	src=$(nfs_src $ip $exp "$v")
 	opts=rdma,port=20049,vers=$v
 	[ "$v" = 3 ] && opts=$opts,nolock

@@ -17,7 +17,7 @@ echo "GID index IPv4 $g4, IPv6 $g6"
 # a tenth of the iterations: the paths are the same, and under load the
 # full counts ran out of time there (rc 64 KiB x 1000, srq -e).
 n="" nbig=1000
-[ "${RDMA_KMOD_TIME_FACTOR:-1}" = 1 ] || n="-n 100" nbig=100
+slow_kernel && n="-n 100" nbig=100
 o="-d rxe0 -g $g4 $n"
 pair "rc_pingpong" 60 ibv_rc_pingpong $o -- ibv_rc_pingpong $o 127.0.0.1
 pair "rc_pingpong -e" 60 ibv_rc_pingpong $o -e -- ibv_rc_pingpong $o -e 127.0.0.1

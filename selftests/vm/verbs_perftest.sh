@@ -18,7 +18,7 @@ o="-d rxe0 -x $g4 -F"
 # 8 MiB, hours there) the sizes whose paths differ: one byte, one packet
 # and a bit, many packets unaligned, a large MR.
 n=200 sweep="-a -n 20"
-[ "${RDMA_KMOD_TIME_FACTOR:-1}" = 1 ] || n=50 sweep=""
+slow_kernel && n=50 sweep=""
 for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do
 	pair "$t" 120 $t $o -n $n -- $t $o -n $n 127.0.0.1
 	grep -E '^ +[0-9]' /tmp/pair.cli | tail -1

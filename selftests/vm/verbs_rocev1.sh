@@ -35,7 +35,7 @@ o="-d rxe0 -g $g1"
 # 64 KiB messages: 200 of them, 40 on a slow kernel (the debug one ran out
 # of time on 200 under load)
 nbig=200
-[ "${RDMA_KMOD_TIME_FACTOR:-1}" = 1 ] || nbig=40
+slow_kernel && nbig=40
 pair "rc_pingpong RoCE v1" 60 ibv_rc_pingpong $o -n 100 -- ibv_rc_pingpong $o -n 100 127.0.0.1
 pair "rc_pingpong -s 65536 RoCE v1" 120 ibv_rc_pingpong $o -s 65536 -n $nbig -- \
 	ibv_rc_pingpong $o -s 65536 -n $nbig 127.0.0.1
