@@ -14,30 +14,38 @@ nfs_wait_for_rpcbind() {
 	return 1
 }
 
+# nfs_say CMD...: CMD, naming it when it fails
+nfs_say() {
+	"$@" || { echo "failed: $*"; return 1; }
+}
+
 # nfs_server_up DIR CLIENT SIZE: nfsd exporting a tmpfs of SIZE on DIR to
 # CLIENT (an address or *), its RDMA listener on port 20049. fsid=0 makes
 # DIR the NFSv4 root (v4 mounts "/"): a pseudo root built over the VM's
-# 9p root would not export. NFSv3 mounts DIR.
+# 9p root would not export. NFSv3 mounts DIR. Grace periods of 10 s,
+# lockd's too: nfsd hands out no delegation while one runs.
 nfs_server_up() {
 	NFS_EXPORT=$1
-	mkdir -p "$1" && mount -t tmpfs -o "size=$3" tmpfs "$1" || return 1
-	mount -t tmpfs tmpfs /var/lib/nfs || return 1
+	mkdir -p "$1" && nfs_say mount -t tmpfs -o "size=$3" tmpfs "$1" || return 1
+	nfs_say mount -t tmpfs tmpfs /var/lib/nfs || return 1
 	mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm /run/rpcbind
 	: > /var/lib/nfs/etab
 	: > /var/lib/nfs/rmtab
-	modprobe nfsd || return 1
-	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
-	# no 90 s grace period before NFSv4 OPENs work
+	nfs_say modprobe nfsd || return 1
+	mountpoint -q /proc/fs/nfsd || nfs_say mount -t nfsd nfsd /proc/fs/nfsd || return 1
 	echo 10 > /proc/fs/nfsd/nfsv4leasetime
 	echo 10 > /proc/fs/nfsd/nfsv4gracetime
+	echo 10 > /proc/sys/fs/nfs/nlm_grace_period
 	rpcbind -f &
 	NFS_RPCBIND_PID=$!
-	nfs_wait_for_rpcbind || return 1
-	exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=0 "$2:$1" || return 1
+	nfs_say nfs_wait_for_rpcbind || return 1
+	nfs_say exportfs -i -o rw,no_root_squash,insecure,no_subtree_check,fsid=0 "$2:$1" ||
+		return 1
 	rpc.mountd -F &
 	NFS_MOUNTD_PID=$!
-	rpc.nfsd 4 || return 1
-	echo "rdma 20049" > /proc/fs/nfsd/portlist || return 1
+	nfs_say rpc.nfsd 4 || return 1
+	echo "rdma 20049" > /proc/fs/nfsd/portlist ||
+		{ echo "failed: rdma 20049 into portlist"; return 1; }
 	echo "portlist: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
 	grep -q '^rdma 20049$' /proc/fs/nfsd/portlist
 }

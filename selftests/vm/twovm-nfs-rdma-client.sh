@@ -28,47 +28,14 @@ tf=${RDMA_KMOD_TIME_FACTOR:-1}
 # file sizes in bytes: odd ones cross page and rsize boundaries
 sizes="1 3000 4096 65537 1048576"
 
-# The stock side: nfsd over the host's nfs-kernel-server, its state on
-# tmpfs (the shared root is read-only), a short grace period.
+# The stock side: nfsd over the host's nfs-kernel-server (selftests/nfs.sh)
+# and a file for the delegation checks.
 server_up() {
-	say modprobe nfsd || return 1
-	say modprobe rpcrdma || return 1
-	say mount -t tmpfs tmpfs /var/lib/nfs || return 1
-	mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm "$export_dir"
-	: > /var/lib/nfs/etab
-	: > /var/lib/nfs/rmtab
-	mountpoint -q /proc/fs/nfsd || say mount -t nfsd nfsd /proc/fs/nfsd || return 1
-	echo 10 > /proc/fs/nfsd/nfsv4leasetime
-	echo 10 > /proc/fs/nfsd/nfsv4gracetime
-	# no delegations while any lock manager is in grace: lockd's too
-	echo 10 > /proc/sys/fs/nfs/nlm_grace_period
+	nfs_say modprobe rpcrdma || return 1
+	nfs_server_up $export_dir "*" 64m || return 1
 	# written here, never over NFS: nothing but the client's read open
 	# stands between it and a read delegation
 	echo original > "$export_dir/deleg"
-	say rpcbind -w || return 1
-	# fsid=0: the NFSv4 root (v4 mounts "/"); a pseudo root built over
-	# the VM's 9p root would not export (ENOENT to the v4 mount)
-	say exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=0 \
-		"*:$export_dir" || return 1
-	say rpc.mountd || return 1
-	say rpc.nfsd 4 || return 1
-	echo rdma 20049 > /proc/fs/nfsd/portlist || { echo "portlist: rdma 20049 refused"; return 1; }
-	cat /proc/fs/nfsd/portlist
-	grep -q '^rdma 20049$' /proc/fs/nfsd/portlist
-}
-
-# say CMD...: CMD, naming it when it fails
-say() {
-	"$@" || { echo "failed: $*"; return 1; }
-}
-
-server_down() {
-	rpc.nfsd 0
-	exportfs -ua
-	pkill -x rpc.mountd
-	pkill -x rpcbind
-	umount /proc/fs/nfsd
-	umount /var/lib/nfs
 }
 
 # cb_states: nfsd's "callback state" of each NFSv4 client it knows
@@ -285,7 +252,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 	server_up || state=fail
 	[ $state = ready ] && ok "nfsd: rdma 20049 in portlist" || bad "nfsd server setup"
 	peer_exchange $state >/dev/null
-	[ $state = ready ] || { server_down; die "nfsd not up, the client gave up"; }
+	[ $state = ready ] || { nfs_server_down; die "nfsd not up, the client gave up"; }
 	for vers in 3 4.2; do
 		got=$(peer_exchange x)
 		[ "$got" = none ] && { peer_exchange x >/dev/null; continue; }
@@ -299,7 +266,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 		[ "$vers" = 4.2 ] && server_callbacks
 	done
 	peer_barrier
-	server_down
+	nfs_server_down
 	rdma link delete rxe0 || bad "link delete rxe0"
 else
 	if [ ! -f "$ko" ]; then
