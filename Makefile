@@ -61,8 +61,10 @@ check-vm: setup modules tools
 # kmemleak, UBSAN...: scripts/debug-kernel/), T=name for one. Builds that
 # kernel the first time (an hour or more; cached outside the tree). Not part
 # of check; it passes before an issue is called resolved (DEVELOPERS.md).
+# The suite outlasts a working day under TCG: a run goes on from the tests
+# an earlier one passed at the same tree (FRESH=1: from the start).
 check-debug: setup tools
-	scripts/check.sh --kernel-flavour debug $(if $(T),--test $(T))
+	scripts/check.sh --kernel-flavour debug $(if $(T),--test $(T)) $(if $(FRESH),--fresh)
 
 # The long fuzz runs on the debug kernel (scripts/fuzz.sh): FUZZ_SEED,
 # FUZZ_SYS_CALLS, FUZZ_WIRE_PACKETS (a million each by default).

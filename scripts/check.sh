@@ -4,11 +4,13 @@
 # make check: host-side tests (selftests/host/*.sh), then the VM selftests
 # (selftests/vm/*.sh in one VM on our modules). Last line: "N passed, M failed".
 # make check-debug (--kernel-flavour debug): the VM selftests only, our side
-# on the debug kernel (scripts/debug-kernel/), results in build/debug/.
+# on the debug kernel (scripts/debug-kernel/), results in build/debug/;
+# a test passed there at the same tree is not run again (--fresh: all are;
+# scripts/debug-kernel/records.sh says why).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-KVER=$(scripts/kver.sh) host=1 vm=1 only="" flavour=stock
+KVER=$(scripts/kver.sh) host=1 vm=1 only="" flavour=stock fresh=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) KVER=$2; shift ;;
@@ -16,7 +18,8 @@ while [ $# -gt 0 ]; do
 	--vm-only) host=0 ;;
 	--test) only="$only --test $2"; shift ;;
 	--kernel-flavour) flavour=$2; shift ;;
-	*) echo "usage: $0 [--kver KVER] [--host-only|--vm-only] [--test NAME] [--kernel-flavour stock|debug]" >&2
+	--fresh) fresh=1 ;;
+	*) echo "usage: $0 [--kver KVER] [--host-only|--vm-only] [--test NAME] [--kernel-flavour stock|debug [--fresh]]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -31,6 +34,17 @@ if [ "$flavour" = debug ]; then
 	host=0 res=build/debug
 	mkdir -p $res
 	run_vm() { scripts/vm/run.sh --kver "$KVER" --kernel-flavour debug "$@"; }
+fi
+# The debug suite's records (scripts/debug-kernel/records.sh): their key
+# (empty: none kept), and the journals of runs killed with their caller.
+key=""
+if [ "$flavour" = debug ]; then
+	. scripts/debug-kernel/records.sh
+	key=$(records_key)
+	if [ -n "$key" ]; then
+		[ $fresh = 0 ] || rm -rf "${rec_root:?}/$key"
+		records_harvest_left "$key"
+	fi
 fi
 passed=0 failed=0 pending=0
 # Where make check's time goes (it should stay well under 45 min): each
@@ -113,18 +127,39 @@ if [ $vm = 1 ]; then
 			count <<< "FAIL: compat rebuild (log build/compat.log)"
 		fi
 		phase "compat rebuild" $t0
+		# run_suite SUITE FILE [ARG...]: a suite's run (run.sh's output
+		# in FILE, "STATUS SECONDS" in FILE's .end): --test's tests, or
+		# all of it; on the debug kernel at a known tree only the tests
+		# not recorded yet, the others' records added to FILE.
+		run_suite() {
+			local suite=$1 file=$2 t=$SECONDS j="" rc=0 n sel=(--all) done=()
+			shift 2
+			if [ -n "$only" ]; then
+				read -r -a sel <<< "$only"
+			elif [ -n "$key" ]; then
+				sel=()
+				for n in $(records_missing "$key" "$suite"); do sel+=(--test "$n"); done
+				for n in $(records_tests "$suite"); do
+					[ -s "$rec_root/$key/$suite/$n" ] && done+=("$n")
+				done
+			fi
+			: > "$file"
+			if [ ${#sel[@]} != 0 ]; then
+				[ -z "$key" ] || { j=$(records_journal "$key" "$suite") && sel+=(--journal "$j"); }
+				run_vm "${sel[@]}" "$@" > "$file" 2>&1
+				rc=$?
+				[ -z "$j" ] || records_harvest "$key" "$suite" "$j"
+			fi
+			[ ${#done[@]} = 0 ] || records_show "$key" "$suite" "${done[@]}" >> "$file"
+			echo "$rc $((SECONDS - t))" > "${file%.txt}.end"
+		}
 		# The two-VM suites: the stock peer, then ours as the peer (the
 		# twovm tests whose "# peer-stacks:" line names ours; RoCE v1
 		# needs our stack on both ends).
 		two_vm_suites() {
-			local t
-			t=$SECONDS
-			run_vm --all --two-vm > $res/vm-run2.txt 2>&1
-			echo "$? $((SECONDS - t))" > $res/vm-run2.end
+			run_suite stock $res/vm-run2.txt --two-vm
 			grep -qs '^# peer-stacks:.*ours' selftests/vm/twovm-*.sh || return 0
-			t=$SECONDS
-			run_vm --all --two-vm --peer-stack ours > $res/vm-run3.txt 2>&1
-			echo "$? $((SECONDS - t))" > $res/vm-run3.end
+			run_suite ours $res/vm-run3.txt --two-vm --peer-stack ours
 		}
 		# On the stock kernel they run beside the one-VM suite: one VM
 		# keeps about one of two cores busy (its tests wait on peers,
@@ -141,12 +176,8 @@ if [ $vm = 1 ]; then
 			fi
 		fi
 		t0=$SECONDS
-		if [ -n "$only" ]; then
-			run_vm $only > $res/vm-run.txt 2>&1
-		else
-			run_vm --all > $res/vm-run.txt 2>&1
-		fi
-		rc=$?
+		run_suite one $res/vm-run.txt
+		read -r rc _ < $res/vm-run.end
 		phase "one-VM suite" $t0 $res/vm-run.txt
 		count < <(grep -E '^(PASS|FAIL|XFAIL|peer: FAIL):' $res/vm-run.txt)
 		grep -v -E '^(PASS|FAIL|XFAIL):|slowest: ' $res/vm-run.txt | tail -30

@@ -15,14 +15,16 @@ usage: $0 [--kver KVER] [--stack ours|stock] [--modules-dir DIR]
           [--kernel-flavour stock|debug]
           (--cmd 'SHELL TEXT' | --test NAME ... | --all | --shell)
           [--two-vm [--peer-stack ours|stock]] [--log FILE] [--verbose] [--timeout SEC]
-          [--test-timeout SEC] [--env NAME=VALUE ...]
+          [--test-timeout SEC] [--env NAME=VALUE ...] [--journal DIR]
 --env exports NAME=VALUE to the tests in both VMs (a long fuzz run, say).
+--journal copies the VMs' results to DIR while they run, and run.sh's status
+at the end (scripts/debug-kernel/records.sh reads it).
 Exit 0 only if every test passed, dmesg shows no splat and our modules unloaded.
 USAGE
 }
 KVER=$("$top/scripts/kver.sh")
 stack=ours peer_stack=stock modules_dir="" cmd="" tests="" all=0 shell=0 twovm=0
-log="" verbose=0 timeout="" test_timeout="" envs=()
+log="" verbose=0 timeout="" test_timeout="" envs=() journal=""
 # seconds from start to the guest script (RDMA_KMOD_BOOT_LIMIT: for tests of it)
 boot_limit=${RDMA_KMOD_BOOT_LIMIT:-}
 # the debug VM's memory (RDMA_KMOD_DEBUG_MEM: kmemleak's scan time grows with it)
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--verbose) verbose=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--test-timeout) test_timeout=$2; shift ;;
+	--journal) journal=$2; shift ;;
 	--env)
 		[[ "$2" =~ ^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.,:/+-]*$ ]] ||
 			{ echo "run.sh: --env wants NAME=VALUE (value without spaces or quotes): $2" >&2; exit 2; }
@@ -261,6 +264,24 @@ ENV
 	wait $qpid
 }
 
+# The journal: what the VMs' results say so far, every 15 s, so that a run
+# killed with its caller still tells which tests passed.
+journal_copy() {
+	local out side
+	for out in "$run_dir"/vm*; do
+		side=$(basename "$out")
+		[ -s "$out/results" ] || continue
+		cp "$out/results" "$journal/$side.results.tmp" &&
+			mv "$journal/$side.results.tmp" "$journal/$side.results"
+	done
+}
+jpid=""
+if [ -n "$journal" ]; then
+	mkdir -p "$journal" || exit 2
+	while sleep 15 && kill -0 $$ 2>/dev/null; do journal_copy; done &
+	jpid=$!
+fi
+
 start=$(date +%s)
 if [ $twovm = 1 ]; then
 	start_vm 2 "$peer_stack" server 192.0.2.2 2001:db8::2 192.0.2.1 "$stack" &
@@ -271,6 +292,11 @@ else
 	start_vm 1 "$stack" single 192.0.2.1 2001:db8::1 "" ""
 fi
 qrc=$?
+if [ -n "$jpid" ]; then
+	kill $jpid
+	wait $jpid 2>/dev/null
+	journal_copy
+fi
 
 # Collect: results, guest output, dmesg; decide.
 status=0
@@ -328,4 +354,5 @@ for out in "$run_dir"/vm*; do
 done
 [ -n "$cmd" ] && [ $verbose = 0 ] && cat "$run_dir/vm1/guest.log" 2>/dev/null
 echo "run.sh: $(( $(date +%s) - start ))s, log $log, status $status"
+[ -z "$journal" ] || echo "$status" > "$journal/status"
 exit $status

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Records of the debug suite's results, for make check-debug (sourced by
+# scripts/check.sh). Every VM selftest on the debug kernel takes longer
+# under TCG than one working session lasts, so a run may stop half way: the
+# tests it passed are recorded under a key of everything that decides their
+# outcome (the tracked and untracked files outside Documentation/, the
+# uncommitted changes, the debug kernel), and the next make check-debug at
+# the same key runs only the others. Any change to the code, the tests or
+# the scripts makes a new key: the suite starts over.
+#
+# Records: build/debug/records/KEY/SUITE/TEST, holding "PASS DATE" or
+# "XFAIL DATE"; SUITE is one (one VM), stock (two VMs, the stock peer) or
+# ours (two VMs, ours as the peer). run.sh --journal DIR copies the VMs'
+# results to DIR while they run; records_harvest reads such a directory.
+
+rec_root=build/debug/records
+
+# Prints the key of the tree as it is (empty outside a git checkout: no
+# records then).
+records_key() {
+	git rev-parse --git-dir > /dev/null 2>&1 || return 0
+	local skip=(':!Documentation' ':!README.md' ':!MAINTAINERS' ':!.ci')
+	{
+		git ls-files -s -- . "${skip[@]}"
+		git diff HEAD -- . "${skip[@]}"
+		git ls-files -o --exclude-standard -z -- . "${skip[@]}" |
+			xargs -0 -r sha256sum
+		basename "$(scripts/debug-kernel/build.sh --print-dir 2>/dev/null)"
+	} | sha256sum | cut -c1-16
+}
+
+# records_tests SUITE: the suite's test names, in run.sh's order (a twovm
+# test's "# peer-stacks:" line names the peer stacks it runs against).
+records_tests() {
+	local f n s
+	for f in selftests/vm/*.sh; do
+		n=$(basename "$f" .sh)
+		case "$1:$n" in
+		one:twovm-*|stock:[!t]*|ours:[!t]*) continue ;;
+		one:*) echo "$n"; continue ;;
+		esac
+		case "$n" in twovm-*) ;; *) continue ;; esac
+		s=$(sed -n 's/^# peer-stacks: *//p' "$f" | head -n 1)
+		case " ${s:-stock} " in *" $1 "*) echo "$n" ;; esac
+	done
+}
+
+# records_missing KEY SUITE: the suite's tests with no record at KEY.
+records_missing() {
+	local t
+	for t in $(records_tests "$2"); do
+		[ -n "$1" ] && [ -s "$rec_root/$1/$2/$t" ] || echo "$t"
+	done
+}
+
+# records_show KEY SUITE TEST...: result lines, as run.sh prints them, for
+# the recorded tests among TEST...
+records_show() {
+	local key=$1 suite=$2 t r d
+	shift 2
+	[ -n "$key" ] || return 0
+	for t in "$@"; do
+		[ -s "$rec_root/$key/$suite/$t" ] || continue
+		read -r r d < "$rec_root/$key/$suite/$t"
+		echo "$r: $t (recorded $d at this tree, key $key)"
+	done
+}
+
+# A test's result in a journal's results file counts if a test passed after
+# it (its objects had their second kmemleak scan then, and a late report of
+# its would have failed that test) or the run ended with status 0 (the last
+# test's objects scanned after the unload). Prints "NAME RESULT" lines.
+journal_results() { # FILE STATUS
+	[ -s "$1" ] || return 0
+	awk -v ok="$2" '
+	# the lines guest.sh adds after the last test: "FAIL: unload", "FAIL: kmemleak
+	# after unload", "FAIL: kernel report during unload"
+	/^(PASS|XFAIL|FAIL): / && $2 !~ /^(unload|kmemleak|kernel)$/ {
+		if (name != "" && $1 != "FAIL:") print name, res
+		res = $1; sub(/:$/, "", res); name = $2
+	}
+	END { if (name != "" && ok == "0") print name, res }' "$1"
+}
+
+# records_harvest KEY SUITE JOURNAL: records what the journal's run passed
+# (both VMs for a two-VM suite), then removes the journal.
+records_harvest() {
+	local key=$1 suite=$2 j=$3 st=1 n r pr
+	[ -d "$j" ] || return 0
+	[ -s "$j/status" ] && read -r st < "$j/status"
+	if [ -n "$key" ] && [ "$(cat "$j/key" 2>/dev/null)" = "$key" ]; then
+		mkdir -p "$rec_root/$key/$suite"
+		journal_results "$j/vm2.results" "$st" > "$j/peer"
+		journal_results "$j/vm1.results" "$st" | while read -r n r; do
+			[ "$r" = FAIL ] && continue
+			if [ "$suite" != one ]; then
+				pr=$(awk -v n="$n" '$1 == n { print $2 }' "$j/peer")
+				case "$pr" in PASS|XFAIL) ;; *) continue ;; esac
+				[ "$pr" = XFAIL ] && r=XFAIL
+			fi
+			echo "$r $(date -u +%Y-%m-%dT%H:%MZ)" > "$rec_root/$key/$suite/$n"
+		done
+	fi
+	rm -rf "$j"
+}
+
+# records_journal KEY SUITE: a new journal directory for run.sh --journal.
+records_journal() {
+	local j
+	mkdir -p build/debug/journals
+	j=$(mktemp -d "build/debug/journals/$2.XXXXXX")
+	echo "$1" > "$j/key"
+	echo "$j"
+}
+
+# Journals a run killed with its caller left: harvested at the next start.
+records_harvest_left() { # KEY
+	local j
+	for j in build/debug/journals/*.*; do
+		[ -d "$j" ] || continue
+		records_harvest "$1" "$(basename "${j%.*}")" "$j"
+	done
+}
