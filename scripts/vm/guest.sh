@@ -217,7 +217,8 @@ for t in $RDMA_KMOD_TESTS; do
 	# run.sh names the test that was running if the VM runs out of time.
 	echo "$name" > $OUT/current
 	t0=$(date +%s)
-	echo "=== $name"
+	read -r up _ < /proc/uptime
+	echo "=== $name [${up%.*} s]"
 	if [ "$RDMA_KMOD_STACK" = ours ] && ! check_no_intree; then
 		echo "FAIL: $name (in-tree module loaded before)" >> $OUT/results; status=1; continue
 	fi
@@ -246,7 +247,7 @@ for t in $RDMA_KMOD_TESTS; do
 	echo "$name $(( $(date +%s) - t0 ))" >> $OUT/times
 	# Why, in the results too: CI shows only the end of the output.
 	if [ $r != PASS ]; then
-		sed -n "/^=== $name\$/,\$p" $OUT/guest.log >/tmp/test.out
+		sed -n "/^=== $name /,\$p" $OUT/guest.log >/tmp/test.out
 		{ grep -A3 '^FAIL: ' /tmp/test.out || tail -4 /tmp/test.out; } |
 			head -12 | sed 's/^/    /' >> $OUT/results
 	fi
