@@ -59,7 +59,7 @@ gid_index_of() {
 # siw loopback, cause not found; perftest posts those receives before it
 # connects) is run once more, with the first attempt's output shown.
 pair() {
-	name=$1 t=$2
+	name=$1 pair_limit=$2
 	shift 2
 	srv=""
 	while [ "$1" != "--" ]; do srv="$srv $1"; shift; done
@@ -100,11 +100,11 @@ rping_short() {
 # pair_once CLIENT-CMD... (for pair, server command in $srv): sets crc, src.
 pair_once() {
 	# shellcheck disable=SC2086
-	timeout "$t" $srv >/tmp/pair.srv 2>&1 &
+	timeout "$pair_limit" $srv >/tmp/pair.srv 2>&1 &
 	spid=$!
 	sleep 1
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		if timeout "$t" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
+		if timeout "$pair_limit" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
 		[ $crc != 0 ] && kill -0 $spid 2>/dev/null &&
 			grep -qiE 'refused|REJECTED|connect to|Unexpected CM event .* 8$' /tmp/pair.cli || break
 		sleep 2
@@ -244,11 +244,11 @@ wait_peer() {
 # with reason 8, invalid service ID) or ARP is slow under load (rdma_cm
 # address resolution timeout). Both must exit 0; output in /tmp/step.out.
 step() {
-	name=$1 srole=$2 t=$3
+	name=$1 srole=$2 step_limit=$3
 	shift 3
 	if [ "$RDMA_KMOD_ROLE" = "$srole" ]; then
 		side=server
-		timeout "$t" "$@" >/tmp/step.out 2>&1
+		timeout "$step_limit" "$@" >/tmp/step.out 2>&1
 		rc=$?
 	else
 		side=client
@@ -257,7 +257,7 @@ step() {
 		# "rdma_connect: Connection refused"); longer on a slow kernel.
 		for _ in $(seq $((10 * ${RDMA_KMOD_TIME_FACTOR:-1}))); do
 			sleep 1
-			timeout "$t" "$@" "$RDMA_KMOD_PEER_IP" >/tmp/step.out 2>&1
+			timeout "$step_limit" "$@" "$RDMA_KMOD_PEER_IP" >/tmp/step.out 2>&1
 			rc=$?
 			[ $rc = 0 ] && break
 			grep -qiE "connect to|rdma_connect: Connection refused|EVENT_REJECTED, error:? 8|Unexpected CM event .* 8\$|EVENT_ADDR_ERROR" \

@@ -35,7 +35,7 @@ if [ "$RDMA_KMOD_STACK" = ours ]; then
 fi
 pair "rping -S 65535 -C 50" 600 rping -s -a $a4 -S 65535 -C 50 -v -- \
 	rping -c -a $a4 -S 65535 -C 50 -v
-# (pair sets $name and $t: other loop variables)
+# (pair sets $name, $srv, $crc and $src: other loop variables)
 for bw in ib_send_bw ib_write_bw ib_read_bw; do
 	for sz in 1024 5000 65536; do
 		pair "$bw -R -s $sz" 300 $bw -d siw0 -R -F -s $sz -n 100 -- \

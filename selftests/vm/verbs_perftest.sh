@@ -29,7 +29,7 @@ for t in ib_write_bw ib_read_bw; do
 		continue
 	fi
 	for sz in 1 1025 65539 1048576; do
-		pair "$t -s $sz" 120 $t $o -s $sz -n 4 -- $t $o -s $sz -n 4 127.0.0.1
+		pair "$t -s $sz" 120 $t $o -s $sz -n 5 -- $t $o -s $sz -n 5 127.0.0.1
 	done
 done
 
