@@ -22,6 +22,7 @@ tool=$RDMA_KMOD_TOOLS/rpcrdma_bad_header
 
 modprobe rpcrdma || die "modprobe rpcrdma"
 need_module rpcrdma
+echo "rpcrdma: $(modinfo -n rpcrdma)"
 mkdir -p $m
 for dev in rxe0 siw0; do
 	case $dev in

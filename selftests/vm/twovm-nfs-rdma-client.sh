@@ -158,6 +158,12 @@ client_round() {
 	ok "mount -o $opts"
 	grep " $mnt nfs" /proc/mounts | grep -q 'proto=rdma' &&
 		ok "/proc/mounts: proto=rdma" || bad "/proc/mounts: $(grep " $mnt " /proc/mounts)"
+	# the transport offers 1 MiB as stock's does (the server's limit wins,
+	# 256 KiB with 2 GiB): READ and WRITE beyond the inline size, in chunks
+	rw=$(grep " $mnt nfs" /proc/mounts | grep -o 'rsize=[0-9]*,wsize=[0-9]*')
+	rs=${rw%%,*}
+	[ "${rs#rsize=}" -ge 65536 ] 2>/dev/null && [ "${rw#*,wsize=}" -ge 65536 ] &&
+		ok "/proc/mounts: $rw" || bad "/proc/mounts: ${rw:-no rsize/wsize}"
 	nf=$(awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 == "xprt:" && $2 == "rdma" { print NF - 2 }' \
 		/proc/self/mountstats)
 	expect_eq "mountstats xprt: rdma line has 27 numbers" "$nf" 27

@@ -97,6 +97,7 @@ rxe_up || die "rxe0 up"
 if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 	echo "--- NFS server on rxe0 ($RDMA_KMOD_STACK)"
 	modprobe rpcrdma || die "modprobe rpcrdma"
+	echo "rpcrdma: $(modinfo -n rpcrdma)"
 	st=fail
 	if nfs_server_up $exp "$RDMA_KMOD_PEER_IP" 160m; then
 		st=ready

@@ -26,15 +26,12 @@ static const struct rpc_timeout rpcrdma_default_timeout = {
 #define RPCRDMA_INIT_REEST_TO		(5 * HZ)
 #define RPCRDMA_MAX_REEST_TO		(30 * HZ)
 #define RPCRDMA_IDLE_DISC_TO		(5 * 60 * HZ)
-/* 1 MiB plus a page, as 6.1 advertises (ULP.md 7.4) */
-#define RPCRDMA_MAX_PAYLOAD		(257 << PAGE_SHIFT)
 /*
- * Until the chunk path (xprt_frwr.c) has run against a server, calls and
- * replies are kept inline: capping the payload makes NFS pick rsize/wsize
- * 2048, whose READ replies and WRITE calls fit the 4 KiB inline buffers.
- * Larger ones (ACLs, long directory entries) go through chunks.
+ * 1 MiB plus a page, as 6.1 advertises (ULP.md 7.4): NFS then picks 1 MiB
+ * rsize/wsize, whose calls go in position-zero Read chunks and replies in
+ * Reply chunks (xprt_marshal.c).
  */
-#define RPCRDMA_INLINE_ONLY_PAYLOAD	2048
+#define RPCRDMA_MAX_PAYLOAD		(257 << PAGE_SHIFT)
 
 static void rpcrdma_format_addresses(struct rpc_xprt *xprt)
 {
@@ -306,8 +303,7 @@ static struct rpc_xprt *rpcrdma_setup(struct xprt_create *args)
 	memcpy(&xprt->addr, sap, args->addrlen);
 	if (rpc_get_port(sap))
 		xprt_set_bound(xprt);
-	xprt->max_payload = RPCRDMA_INLINE_ONLY_PAYLOAD;
-	BUILD_BUG_ON(RPCRDMA_INLINE_ONLY_PAYLOAD > RPCRDMA_MAX_PAYLOAD);
+	xprt->max_payload = RPCRDMA_MAX_PAYLOAD;
 	/* one credit until the server's first reply grants more */
 	xprt->cwnd = RPC_CWNDSCALE;
 	xprt->ops = &rpcrdma_xprt_ops;
