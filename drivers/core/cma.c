@@ -544,6 +544,40 @@ static void cma_release_port(struct rdma_id_private *id_priv)
 	mutex_unlock(&lock);
 }
 
+/*
+ * `rdma resource show cm_id` lists a wildcard listener once per device it
+ * listens on, with its owner, state and source address, as the upstream
+ * stack does (where a child id per device carries them). Here the listen
+ * is the transport's own id, so a shadow id in that device's resource
+ * table stands for it; nothing else ever sees the shadow.
+ */
+static void cma_listen_shadow_add(struct rdma_id_private *id_priv,
+				  struct cma_listen_ent *ent)
+{
+	struct rdma_id_private *sh;
+
+	sh = __rdma_create_id(id_priv->id.route.addr.dev_addr.net, NULL, NULL,
+			      id_priv->id.ps, id_priv->id.qp_type);
+	/* only the listing lacks it: the listen itself stands */
+	if (IS_ERR(sh))
+		return;
+	sh->state = RDMA_CM_LISTEN;
+	memcpy(cma_src_addr(sh), cma_src_addr(id_priv),
+	       sizeof(sh->id.route.addr.src_addr));
+	sh->id.device = ent->device;
+	rdma_restrack_parent_name(&sh->res, &id_priv->res);
+	rdma_restrack_add(&sh->res);
+	ent->shadow = sh;
+}
+
+static void cma_listen_shadow_free(struct rdma_id_private *sh)
+{
+	/* waits for a netlink dump reading it */
+	rdma_restrack_del(&sh->res);
+	put_net(sh->id.route.addr.dev_addr.net);
+	kfree(sh);
+}
+
 static void cma_destroy_listen_ents(struct list_head *ents)
 {
 	struct cma_listen_ent *ent, *tmp;
@@ -553,6 +587,8 @@ static void cma_destroy_listen_ents(struct list_head *ents)
 			iw_destroy_cm_id(ent->iw_id);
 		else
 			ib_destroy_cm_id(ent->cm_id);
+		if (ent->shadow)
+			cma_listen_shadow_free(ent->shadow);
 		kfree(ent);
 	}
 }
@@ -1884,6 +1920,9 @@ static int cma_listen_on_dev(struct rdma_id_private *id_priv,
 		kfree(ent);
 		return ret;
 	}
+	/* a listener bound to the device is in its table already */
+	if (!id_priv->cma_dev)
+		cma_listen_shadow_add(id_priv, ent);
 	list_add_tail(&ent->list, &id_priv->listen_ents);
 	return 0;
 }

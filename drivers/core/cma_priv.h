@@ -59,6 +59,8 @@ struct cma_listen_ent {
 	struct ib_device *device;
 	struct ib_cm_id *cm_id;
 	struct iw_cm_id *iw_id;
+	/* a wildcard listener's entry in this device's `rdma res` (cma.c) */
+	struct rdma_id_private *shadow;
 };
 
 /* lockdep subclasses of handler_mutex (see there) */

@@ -118,8 +118,12 @@ static int fill_res_cm_id(struct sk_buff *msg,
 		if (put_sockaddr(msg, RDMA_NLDEV_ATTR_RES_DST_ADDR,
 				 &id->route.addr.dst_addr))
 			return -EMSGSIZE;
-	} else if (id->route.addr.src_addr.ss_family) {
-		/* No peer (a listener): the any address of the source's family. */
+	} else if (id->route.addr.src_addr.ss_family && id_priv->cma_dev) {
+		/*
+		 * No peer (a listener, an id bound to this device): the any
+		 * address of the source's family. A wildcard listener's
+		 * per-device entry (cma.c's shadow) has none, as upstream's.
+		 */
 		struct sockaddr_storage any = {
 			.ss_family = id->route.addr.src_addr.ss_family };
 

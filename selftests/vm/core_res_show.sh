@@ -176,6 +176,16 @@ has "cm_id: client" "^link rxe0/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CON
 has "cm_id: accepted" "^link rxe0/1 cm-idn [0-9]+ lqpn [0-9]+ qp-type RC state CONNECT ps TCP pid $spid comm rping src-addr $a4:7174 dst-addr $a4:[0-9]+\$" \
 	rdma res show cm_id
 show rdma res show qp
+# A wildcard listener: one entry per device, no port, no peer (upstream's
+# child ids; a listener bound to an address is the one above).
+rping -s -P -p 7175 >/tmp/rping.any 2>&1 &
+wpid=$!
+wait_res cm_id "src-addr 0.0.0.0:7175" || bad "wildcard listener listed"
+has "cm_id: wildcard listener" "^link rxe0/- cm-idn [0-9]+ state LISTEN ps TCP pid $wpid comm rping src-addr 0.0.0.0:7175\$" \
+	rdma res show cm_id
+stop $wpid
+n=$(rdma res show cm_id | grep -c "pid $wpid ")
+expect_eq "wildcard listener gone with its process" "$n" 0
 stop $cpid $spid $hpid
 n=$(rdma res show pd dev rxe0 | grep -c "pid $hpid")
 expect_eq "pds gone with their process" "$n" 0
