@@ -67,8 +67,8 @@ watch_stall() {
 }
 
 # attempt SERVER-ROLE TIMEOUT CMD...: once both VMs are at the step, the VM
-# whose role is SERVER-ROLE runs CMD, the other runs CMD PEER_IP (retrying
-# while the server is not listening yet). Sets rc and side. An rping also
+# whose role is SERVER-ROLE runs CMD, the other runs CMD PEER_IP once the
+# server listens (retrying a refused connect). Sets rc and side. An rping also
 # needs its -C count of verified pings (rping_short).
 attempt() {
 	srole=$1 t=$2
@@ -86,6 +86,14 @@ attempt() {
 			for s in /proc/$p/task/*/wchan; do read -r w <$s; echo "  $s: $w"; done
 		  done; rdma res show cm_id; rdma res show qp; ss -tni ) >/tmp/step.diag 2>&1 &
 		dpid=$!
+		# The client connects once this server listens: a slow side
+		# (the debug kernel) was not listening yet, and the stock
+		# rping whose connect was refused hung until its timeout.
+		for _ in $(seq $((30 * ${RDMA_KMOD_TIME_FACTOR:-1}))); do
+			rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN' && break
+			sleep 1
+		done
+		peer_exchange listening >/dev/null
 		wait $spid
 		rc=$?
 		kill $dpid $wpid 2>/dev/null
@@ -93,7 +101,7 @@ attempt() {
 		[ $rc = 0 ] || cat /tmp/step.stall /tmp/step.diag
 	else
 		side=client
-		sleep 2	# let the server get to its listen first
+		peer_exchange x >/dev/null
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
 			sleep 1
 			t0=$(date +%s)
