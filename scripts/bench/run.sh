@@ -3,7 +3,8 @@
 #
 # `make bench`: the same perftest/qperf runs on the stock rxe and on ours, and
 # perftest -R on upstream siw (stock kernel) and on ours with raw TCP (iperf3)
-# for scale, in the same VM settings, then tables (build/bench/results.md) and
+# for scale, and fio over NFS/RDMA against NFS/TCP (perf-nfs.sh), in the
+# same VM settings, then tables (build/bench/results.md) and
 # a plot of the rxe numbers (build/bench/results.png) with their ratios. Not
 # part of `make check`: numbers depend on the host's load.
 set -eu
@@ -25,6 +26,9 @@ for stack in stock ours; do
 	# Soft-iWARP: the stock stack runs upstream siw (scripts/peer/upstream-siw.sh).
 	echo "bench: $stack stack (siw)"
 	bench_run $stack perf-siw.sh "$out/$stack-siw.tsv"
+	# NFS over RDMA on rxe0 and, as the yardstick, over TCP (issue 14).
+	echo "bench: $stack stack (NFS)"
+	bench_run $stack perf-nfs.sh "$out/$stack-nfs.tsv"
 done
 
 # table STOCK.tsv OURS.tsv: markdown, stock against ours with ratios.
@@ -56,6 +60,13 @@ END {
 	echo "on the same addresses in the same VM (the transport siw runs on)."
 	echo
 	table "$out/stock-siw.tsv" "$out/ours-siw.tsv"
+	echo
+	echo "## NFS over RDMA (rpcrdma on rxe0) and over TCP, stock stack against ours"
+	echo
+	echo "fio, direct I/O, NFSv4.2 in loopback on one VM (selftests/bench/perf-nfs.sh);"
+	echo "usec is fio's mean completion latency; 4 KiB IOPS = MB/s * 10^6 / 4096."
+	echo
+	table "$out/stock-nfs.tsv" "$out/ours-nfs.tsv"
 } >"$out/results.md"
 cat "$out/results.md"
 
