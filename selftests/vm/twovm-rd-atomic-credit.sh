@@ -14,12 +14,23 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
 bin=$RDMA_KMOD_SRC/build/tools/rd_atomic_credit
-[ -x "$bin" ] || die "no $bin (make tools)"
-modprobe sch_plug && modprobe rdma_rxe && modprobe ib_uverbs &&
-	modprobe rdma_ucm || die "modules"
-rdma link add rxe0 type rxe netdev eth0 || die "rxe0"
-ipv4_gid_index >/dev/null || die "no IPv4 GID on rxe0"
+# Set-up first, then both sides say whether theirs worked: one that cannot
+# run the test must not leave the other waiting out its limits.
+st=ready
+if [ ! -x "$bin" ]; then
+	st="no-$bin-(make-tools)"
+elif ! { modprobe sch_plug && modprobe rdma_rxe && modprobe ib_uverbs &&
+	 modprobe rdma_ucm; }; then
+	st=modules
+elif ! rdma link add rxe0 type rxe netdev eth0; then
+	st=rxe0
+elif ! ipv4_gid_index >/dev/null; then
+	st=no-IPv4-GID-on-rxe0
+fi
 wait_peer
+other=$(peer_exchange "$st")
+[ "$st" = ready ] || die "$st"
+[ "$other" = ready ] || die "the peer cannot run it: $other"
 if [ "$RDMA_KMOD_ROLE" = client ]; then
 	tc qdisc add dev eth0 root plug limit 10000000 &&
 		tc qdisc change dev eth0 root plug release_indefinite || die "plug qdisc"
