@@ -69,3 +69,27 @@ nfs_src() {
 	*) echo "$1:/" ;;
 	esac
 }
+
+# nfs_unload: rpcrdma unloads once sunrpc's threads have freed the
+# transports (after umount and nfsd stop); 20 s at most
+nfs_unload() {
+	for _ in $(seq $((40 * NFS_TF))); do
+		modprobe -r rpcrdma 2>/dev/null && { ok "rpcrdma unloads"; return 0; }
+		sleep 0.5
+	done
+	bad "rpcrdma still in use: $(cat /sys/module/rpcrdma/refcnt 2>/dev/null)"
+}
+
+# nfs_twovm_ready (two-VM tests): both VMs say whether rpcrdma is usable
+# there; the test ends here if this one's is not (FAIL) or the peer's is
+# not (a note); then rxe0 comes up.
+nfs_twovm_ready() {
+	ntr_state=ready
+	( need_module rpcrdma ) || ntr_state=blocked
+	wait_peer
+	ntr_other=$(peer_exchange $ntr_state)
+	[ $ntr_state = ready ] || die "rpcrdma not usable here"
+	[ "$ntr_other" = ready ] ||
+		{ echo "note: the peer cannot run it ($ntr_other)"; finish; exit; }
+	rxe_up || die "rxe0 up"
+}

@@ -110,11 +110,5 @@ for dev in rxe0 siw0; do
 	nfs_server_down
 	rdma link delete $dev || bad "rdma link delete $dev"
 done
-# sunrpc frees the transports from its threads after umount and nfsd stop
-n=0
-until modprobe -r rpcrdma 2>/dev/null; do
-	n=$((n + 1))
-	[ $n -lt $((40 * tf)) ] || { bad "rpcrdma still in use"; break; }
-	sleep 0.5
-done
+nfs_unload
 finish

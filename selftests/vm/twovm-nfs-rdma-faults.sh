@@ -86,13 +86,7 @@ client_write() {
 	rm -f $cw_src
 }
 
-state=ready
-( need_module rpcrdma ) || state=blocked
-wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "rpcrdma not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
-rxe_up || die "rxe0 up"
+nfs_twovm_ready
 
 if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 	echo "--- NFS server on rxe0 ($RDMA_KMOD_STACK)"
@@ -113,13 +107,7 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 	# 3: the peer mounts port 20050
 	peer_barrier
 	nfs_server_down
-	unloaded=no
-	for _ in $(seq $((20 * tf))); do
-		modprobe -r rpcrdma 2>/dev/null && { unloaded=yes; break; }
-		sleep 0.5
-	done
-	[ $unloaded = yes ] && ok "rpcrdma unloads after nfsd stopped" ||
-		bad "rpcrdma still in use: $(cat /sys/module/rpcrdma/refcnt 2>/dev/null)"
+	nfs_unload
 else
 	echo "--- NFS client on rxe0 ($RDMA_KMOD_STACK)"
 	t=$(peer_exchange x)

@@ -87,13 +87,7 @@ nfs_client_pass() {
 	umount $m && ok "NFSv$v umount" || bad "NFSv$v umount"
 }
 
-state=ready
-( need_module rpcrdma ) || state=blocked
-wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "rpcrdma not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
-rxe_up || die "rxe0 up"
+nfs_twovm_ready
 
 if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 	echo "--- NFS server on rxe0 ($RDMA_KMOD_STACK)"
@@ -124,14 +118,7 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 			bad "rdma_stat_$c did not move"
 	done
 	nfs_server_down
-	# sunrpc frees the transports from its threads and our workqueue
-	unloaded=no
-	for _ in $(seq $((20 * tf))); do
-		modprobe -r rpcrdma 2>/dev/null && { unloaded=yes; break; }
-		sleep 0.5
-	done
-	[ $unloaded = yes ] && ok "rpcrdma unloads after nfsd stopped" ||
-		bad "rpcrdma still in use: $(cat /sys/module/rpcrdma/refcnt 2>/dev/null)"
+	nfs_unload
 else
 	echo "--- NFS client on rxe0 ($RDMA_KMOD_STACK)"
 	t=$(peer_exchange x)
