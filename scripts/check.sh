@@ -132,7 +132,7 @@ if [ $vm = 1 ]; then
 		# all of it; on the debug kernel at a known tree only the tests
 		# not recorded yet, the others' records added to FILE.
 		run_suite() {
-			local suite=$1 file=$2 t=$SECONDS j="" rc=0 n sel=(--all) done=()
+			local suite=$1 file=$2 t=$SECONDS j="" rc=0 n sel=(--all) recorded=()
 			shift 2
 			if [ -n "$only" ]; then
 				read -r -a sel <<< "$only"
@@ -140,7 +140,7 @@ if [ $vm = 1 ]; then
 				sel=()
 				for n in $(records_missing "$key" "$suite"); do sel+=(--test "$n"); done
 				for n in $(records_tests "$suite"); do
-					[ -s "$rec_root/$key/$suite/$n" ] && done+=("$n")
+					[ -s "$rec_root/$key/$suite/$n" ] && recorded+=("$n")
 				done
 			fi
 			: > "$file"
@@ -150,7 +150,7 @@ if [ $vm = 1 ]; then
 				rc=$?
 				[ -z "$j" ] || records_harvest "$key" "$suite" "$j"
 			fi
-			[ ${#done[@]} = 0 ] || records_show "$key" "$suite" "${done[@]}" >> "$file"
+			[ ${#recorded[@]} = 0 ] || records_show "$key" "$suite" "${recorded[@]}" >> "$file"
 			echo "$rc $((SECONDS - t))" > "${file%.txt}.end"
 		}
 		# The two-VM suites: the stock peer, then ours as the peer (the
