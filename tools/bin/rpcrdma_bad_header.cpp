@@ -95,6 +95,15 @@ void null_call(Words &m, uint32_t xid)
 	m.add(0).add(0).add(0).add(0);
 }
 
+// a NULL call behind a header with empty chunk lists: all of it inline
+Words inline_null(uint32_t xid, uint32_t vers, uint32_t proc)
+{
+	Words m = header(xid, vers, proc);
+	m.add(0).add(0).add(0);
+	null_call(m, xid);
+	return m;
+}
+
 // words @off.. of @m say "accepted, success" for @xid
 bool is_null_reply(const Words &m, size_t off, uint32_t xid)
 {
@@ -345,19 +354,28 @@ std::string hex_words(const Words &m)
 	return s;
 }
 
-// A NULL call on @c answered inline: the connection still serves.
-void still_answers(Conn &c, const std::string &name)
+// A NULL call on @c answered inline; if not, *got says what came instead.
+bool null_answered(Conn &c, std::string *got)
 {
 	uint32_t xid = next_xid++;
-	Words m = header(xid, kVers, RDMA_MSG);
-	m.add(0).add(0).add(0);
-	null_call(m, xid);
 	Words r;
-	Got g = c.send(m) ? c.next(&r, wait_ms) : Got::Error;
+	Got g = c.send(inline_null(xid, kVers, RDMA_MSG)) ? c.next(&r, wait_ms) : Got::Error;
+
 	if (g == Got::Reply && r.at(0) == xid && r.at(3) == RDMA_MSG && is_null_reply(r, 7, xid))
+		return true;
+	*got = got_str(g) + hex_words(r);
+	return false;
+}
+
+// the connection still serves after the case's message
+void still_answers(Conn &c, const std::string &name)
+{
+	std::string got;
+
+	if (null_answered(c, &got))
 		ok(name + ": a NULL call after it is answered");
 	else
-		bad(name + ": NULL call after it: got " + got_str(g) + hex_words(r));
+		bad(name + ": NULL call after it: got " + got);
 }
 
 // The bytes around the small region the server was told was larger.
@@ -396,15 +414,10 @@ void run_case(const Case &k)
 	}
 	// A NULL call first: the connection is served before the case's
 	// message, which is then never the first one on it.
-	if (k.want != Want::NullReply) {
-		uint32_t x = next_xid++;
-		Words n = header(x, kVers, RDMA_MSG), r0;
-		n.add(0).add(0).add(0);
-		null_call(n, x);
-		if (!c.send(n) || c.next(&r0, wait_ms) != Got::Reply || !is_null_reply(r0, 7, x)) {
-			bad(name + ": the NULL call before it was not answered");
-			return;
-		}
+	std::string got;
+	if (k.want != Want::NullReply && !null_answered(c, &got)) {
+		bad(name + ": the NULL call before it: got " + got);
+		return;
 	}
 	uint32_t xid = next_xid++;
 	Words m;
@@ -485,11 +498,7 @@ void run_case(const Case &k)
 // the cases: well-formed first, then each malformation on its own
 const Case kCases[] = {
 	{ "NULL call inline", Want::NullReply,
-	  [](Conn &, Words &m, uint32_t xid) {
-		  m = header(xid, kVers, RDMA_MSG);
-		  m.add(0).add(0).add(0);
-		  null_call(m, xid);
-	  } },
+	  [](Conn &, Words &m, uint32_t xid) { m = inline_null(xid, kVers, RDMA_MSG); } },
 	{ "NULL call in a position-zero Read chunk", Want::NullReply,
 	  [](Conn &c, Words &m, uint32_t xid) {
 		  Words call;
@@ -507,17 +516,9 @@ const Case kCases[] = {
 		  null_call(m, xid);
 	  } },
 	{ "version 0", Want::ErrVers,
-	  [](Conn &, Words &m, uint32_t xid) {
-		  m = header(xid, 0, RDMA_MSG);
-		  m.add(0).add(0).add(0);
-		  null_call(m, xid);
-	  } },
+	  [](Conn &, Words &m, uint32_t xid) { m = inline_null(xid, 0, RDMA_MSG); } },
 	{ "version 2", Want::ErrVers,
-	  [](Conn &, Words &m, uint32_t xid) {
-		  m = header(xid, 2, RDMA_MSG);
-		  m.add(0).add(0).add(0);
-		  null_call(m, xid);
-	  } },
+	  [](Conn &, Words &m, uint32_t xid) { m = inline_null(xid, 2, RDMA_MSG); } },
 	{ "RDMA_MSGP", Want::ErrChunk,
 	  [](Conn &, Words &m, uint32_t xid) {
 		  m = header(xid, kVers, RDMA_MSGP);
@@ -525,11 +526,7 @@ const Case kCases[] = {
 		  null_call(m, xid);
 	  } },
 	{ "procedure 9", Want::ErrChunk,
-	  [](Conn &, Words &m, uint32_t xid) {
-		  m = header(xid, kVers, 9);
-		  m.add(0).add(0).add(0);
-		  null_call(m, xid);
-	  } },
+	  [](Conn &, Words &m, uint32_t xid) { m = inline_null(xid, kVers, 9); } },
 	{ "RDMA_DONE", Want::Dropped,
 	  [](Conn &, Words &m, uint32_t xid) { m = header(xid, kVers, RDMA_DONE); } },
 	{ "RDMA_ERROR from the client", Want::Dropped,
