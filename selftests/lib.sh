@@ -152,6 +152,16 @@ kern_cm_test() {
 	dmesg | grep 'rdma_cm_kern_test:' | tail -40 | sed 's/^\[[^]]*\] //'
 }
 
+# wait_res WHAT REGEX [TRIES]: until `rdma res show WHAT` has a matching
+# line, polled every 0.5 s (60 times unless TRIES).
+wait_res() {
+	for _ in $(seq "${3:-60}"); do
+		rdma res show $1 2>/dev/null | grep -qE "$2" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # wait_tcp_listen PORT [TRIES]: until a TCP socket (a kernel one too, as
 # siw's listeners) listens on PORT (0.3 s per try, 100 tries by default).
 wait_tcp_listen() {

@@ -70,6 +70,15 @@ nfs_src() {
 	esac
 }
 
+# nfs_dev_up DEV: rxe0 or siw0 on eth0 (the one-VM tests' rounds)
+nfs_dev_up() {
+	case $1 in
+	rxe0) rxe_up ;;
+	siw0) siw_up ;;
+	*) return 1 ;;
+	esac
+}
+
 # nfs_unload: rpcrdma unloads once sunrpc's threads have freed the
 # transports (after umount and nfsd stop); 20 s at most
 nfs_unload() {

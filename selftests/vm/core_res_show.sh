@@ -46,15 +46,6 @@ start_hold() {
 	echo "res_hold $1: pid $hpid rc $rc init $init ud $ud"
 }
 
-# wait_res WHAT REGEX: until `rdma res show WHAT` has a matching line.
-wait_res() {
-	for _ in $(seq 60); do
-		rdma res show $1 2>/dev/null | grep -qE "$2" && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
 # kern_ulp DEV QPSTATE: a kernel ULP's objects (rdma_cm_kern_test hold=1,
 # built against our ib_core: ours only) are listed with its module name.
 kern_ulp() {

@@ -25,10 +25,7 @@ need_module rpcrdma
 echo "rpcrdma: $(modinfo -n rpcrdma)"
 mkdir -p $m
 for dev in rxe0 siw0; do
-	case $dev in
-	rxe0) rxe_up || { bad "rxe0 up"; continue; } ;;
-	siw0) siw_up || { bad "siw0 up"; continue; } ;;
-	esac
+	nfs_dev_up $dev || { bad "$dev up"; continue; }
 	if ! nfs_server_up $exp $ip 16m; then
 		bad "nfsd with an rdma listener on $dev"
 		nfs_server_down

@@ -88,10 +88,7 @@ nfs_round() {
 
 mkdir -p $m
 for dev in rxe0 siw0; do
-	case $dev in
-	rxe0) rxe_up || { bad "rxe0 up"; continue; } ;;
-	siw0) siw_up || { bad "siw0 up"; continue; } ;;
-	esac
+	nfs_dev_up $dev || { bad "$dev up"; continue; }
 	# a write resets a counter: these count this device's round only
 	for c in recv read write; do echo 0 > /proc/sys/sunrpc/svc_rdma/rdma_stat_$c; done
 	if nfs_server_up $exp $ip 400m; then

@@ -89,10 +89,7 @@ attempt() {
 		# The client connects once this server listens: a slow side
 		# (the debug kernel) was not listening yet, and the stock
 		# rping whose connect was refused hung until its timeout.
-		for _ in $(seq $((30 * ${RDMA_KMOD_TIME_FACTOR:-1}))); do
-			rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN' && break
-			sleep 1
-		done
+		wait_res cm_id 'state LISTEN' $((60 * ${RDMA_KMOD_TIME_FACTOR:-1}))
 		peer_exchange listening >/dev/null
 		wait $spid
 		rc=$?
