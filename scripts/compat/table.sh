@@ -5,7 +5,8 @@
 # README's status, made from what decides them: the in-tree modules of KVER
 # that use the RDMA core (modules.dep), ours (obj-m of our Kbuild files),
 # scripts/compat/consumers.txt, the rebuild's status.txt, and the VM tests
-# that run a rebuilt consumer (those calling lib.sh's need_module NAME...;
+# that run a rebuilt consumer (those calling lib.sh's need_module NAME..., or a
+# helper of selftests/*.sh that calls it;
 # selftests/vm/PENDING marks the ones not passing yet).
 #   table.sh [--kver KVER] [--status FILE]           print both
 #   table.sh [--kver KVER] [--status FILE] --write   put them in the files
@@ -42,9 +43,24 @@ ulps=$(awk '/^if/ { d++ } /^endif/ { d-- } d == 0 && /^obj-m.*ulp\// { print $NF
 ours=" $(cd "$top" && find drivers $ulps -name Kbuild 2>/dev/null | xargs grep -h '^obj-m' |
 	sed 's/^[^=]*=//' | tr ' \t' '\n\n' | sed -n 's/\.o$//p' | norm | sort -u | tr '\n' ' ')"
 listed=" $(sed -e 's/#.*//' "$top/scripts/compat/consumers.txt" | awk 'NF { print $1 }' | norm | tr '\n' ' ')"
+# "FUNCTION NAME..." per helper of selftests/*.sh that calls need_module (a
+# test calling the helper needs those modules too).
+helpers=$(awk '/^[a-z_0-9]+\(\) *\{/ { f = $1; sub(/\(.*/, "", f) } /^}/ { f = "" }
+	f != "" && /need_module / { l = $0; sub(/.*need_module /, "", l)
+		sub(/[)|;&].*/, "", l); print f, l }' "$top"/selftests/*.sh)
+# "test NAME..." per test calling need_module or such a helper.
+needs() {
+	local t f m
+	for t in ./*.sh; do
+		t=${t#./}; t=${t%.sh}
+		sed -n 's/.*need_module \([^)|;&]*\).*/\1/p' "$t.sh" | sed "s/^/$t /"
+		echo "$helpers" | while read -r f m; do
+			[ -n "$f" ] && grep -qE "(^|[^a-z_0-9])$f([^a-z_0-9]|$)" "$t.sh" && echo "$t $m"
+		done
+	done
+}
 # "name test" per module a test needs; "test (pending)" when PENDING lists it.
-tested=$(cd "$top/selftests/vm" && grep -H 'need_module ' ./*.sh 2>/dev/null |
-	sed 's,^\./\([^:]*\)\.sh:.*need_module ,\1 ,; s/[)|;&].*//' |
+tested=$(cd "$top/selftests/vm" && needs |
 	awk -v pending="$(sed -e 's/#.*//' PENDING 2>/dev/null | awk 'NF { print $1 }')" '
 		BEGIN { split(pending, p, "\n"); for (i in p) pend[p[i]] = 1 }
 		{ t = $1 (($1 in pend) ? " (pending)" : "")
