@@ -32,7 +32,7 @@ dkms install "${opts[@]}" "rdma-kmod/$ver" -k "$KVER" --force | tee "$work/insta
 dkms status "${opts[@]}"
 mods=$(find "$root" -name '*.ko*' | sort)
 echo "installed by dkms:"; echo "$mods"
-for m in ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe; do
+for m in $(sed -n 's/^\([a-z_]*\)$/\1/p' "$top/scripts/modules.list"); do
 	echo "$mods" | grep -q "/updates/dkms/$m.ko" || fail "dkms did not install $m into updates/"
 done
 
@@ -69,6 +69,10 @@ vm "$top/scripts/vm/run.sh" --kver "$KVER" --modules-dir "$updates" --cmd '
 	modprobe ib_uverbs
 	ibv_devinfo -d rxe0 | grep -q "state:.*PORT_ACTIVE"
 	rdma link delete rxe0
+	# NFS over RDMA is ours (ulp/rpcrdma), not the in-tree one.
+	modprobe rpcrdma
+	cmp $(modinfo -n rpcrdma) /mnt/out/modules/rpcrdma.ko
+	modprobe -r rpcrdma
 	# A rebuilt consumer comes from updates/ and runs on our ib_core.
 	for m in '"$(echo $built)"'; do
 		modprobe $m

@@ -44,7 +44,7 @@ drop_state() {
 }
 trap drop_state EXIT
 
-ours="ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe siw"
+ours=$(sed -n 's/^\([a-z_]*\)$/\1/p' $RDMA_KMOD_SRC/scripts/modules.list)
 rebuilt=$(cd $work/inst$mods/$KVER/updates/rdma-kmod-compat && ls *.ko | sed 's/\.ko$//')
 intree=$(sh $RDMA_KMOD_SRC/scripts/blocklist.sh --names $KVER)
 
@@ -109,6 +109,9 @@ for m in $ours $rebuilt; do
 	esac
 done
 rxe_on updates/dkms
+# NFS over RDMA is ours (ulp/rpcrdma), not the in-tree one.
+modprobe rpcrdma || bad "modprobe rpcrdma"
+loaded_from rpcrdma updates/dkms
 for m in $rebuilt; do
 	modprobe $m || bad "modprobe $m"
 	loaded_from $m updates/rdma-kmod-compat
