@@ -67,7 +67,9 @@ check-debug: setup tools
 	scripts/check.sh --kernel-flavour debug $(if $(T),--test $(T)) $(if $(FRESH),--fresh)
 
 # The long fuzz runs on the debug kernel (scripts/fuzz.sh): FUZZ_SEED,
-# FUZZ_SYS_CALLS, FUZZ_WIRE_PACKETS (a million each by default).
+# FUZZ_SYS_CALLS, FUZZ_WIRE_PACKETS (a million each by default), in chunks
+# (FUZZ_CHUNK_CALLS, FUZZ_CHUNK_PACKETS) that a later run at the same tree
+# goes on from.
 fuzz: setup
 	scripts/fuzz.sh
 

@@ -9,12 +9,23 @@
 # Both tests end by checking that `rdma res` is back to zero; the runner then
 # unloads every module. Output and the fuzzers' summary lines in build/fuzz/.
 #
+# The totals (a million each by default) take longer on the debug kernel
+# than a working session lasts, so they run as chunks (FUZZ_CHUNK_CALLS,
+# FUZZ_CHUNK_PACKETS), each a fresh VM boot with its own seed (the base
+# seed, then the next ones). On the debug kernel a chunk that passed is
+# recorded under the key make check-debug's records use (the tree and the
+# debug kernel: scripts/debug-kernel/records.sh) in
+# build/fuzz/records/KEY/{sys,wire}/SEED ("COUNT DATE"); the next make fuzz
+# at the same key adds chunks until the totals are reached, and its last
+# lines sum up every chunk counted. The first failing chunk ends the run.
+#
 #   fuzz.sh [--kernel-flavour debug|stock] [--seed N] [--calls N] [--packets N]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 flavour=debug seed=${FUZZ_SEED:-$(( $(date +%s) % 100000 ))}
 calls=${FUZZ_SYS_CALLS:-1000000} packets=${FUZZ_WIRE_PACKETS:-1000000}
+chunk_calls=${FUZZ_CHUNK_CALLS:-250000} chunk_packets=${FUZZ_CHUNK_PACKETS:-200000}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel-flavour) flavour=$2; shift ;;
@@ -41,10 +52,10 @@ else
 fi || { tail -30 $out/build.log; echo "FAIL: build (log $out/build.log)"; exit 1; }
 
 # Generous limits: a million calls take about an hour on the debug kernel.
-run() { # NAME OUTPUT RUN.SH-ARGS...
-	local name=$1 res=$2 t0=$SECONDS
-	shift 2
-	scripts/vm/run.sh --kernel-flavour "$flavour" --test "$name" --env FUZZ_SEED="$seed" \
+run() { # NAME OUTPUT SEED RUN.SH-ARGS...
+	local name=$1 res=$2 sd=$3 t0=$SECONDS
+	shift 3
+	scripts/vm/run.sh --kernel-flavour "$flavour" --test "$name" --env FUZZ_SEED="$sd" \
 		--test-timeout 12000 --timeout 14000 "$@" > "$res" 2>&1
 	local rc=$?
 	# the summary lines are in the guests' output, kept in the run's log
@@ -52,18 +63,85 @@ run() { # NAME OUTPUT RUN.SH-ARGS...
 	log=$(sed -n 's/^run.sh: .*, log \(.*\), status .*/\1/p' "$res")
 	grep -h -E '^fuzz_(sys|wire):' "$res" ${log:+"$log"} | tail -1
 	if [ $rc = 0 ]; then
-		echo "PASS: $name ($((SECONDS - t0)) s, seed $seed)"
+		echo "PASS: $name ($((SECONDS - t0)) s, seed $sd)"
 	else
 		grep -E '^(peer: )?FAIL|^    ' "$res" | head -20
-		echo "FAIL: $name ($((SECONDS - t0)) s, seed $seed; output $res)"
+		echo "FAIL: $name ($((SECONDS - t0)) s, seed $sd; output $res)"
 	fi
 	return $rc
 }
+
+key=""
+if [ "$flavour" = debug ]; then
+	. scripts/debug-kernel/records.sh
+	key=$(records_key)
+fi
+recs=$out/records/$key
+
+# done_count KIND: what the chunks recorded at this key counted
+done_count() {
+	[ -n "$key" ] && [ -d "$recs/$1" ] || { echo 0; return; }
+	cat "$recs/$1"/* 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+}
+# next_seed KIND: the first seed from the base one that this run has not
+# used and no record has
+declare -A used=()
+next_seed() {
+	local sd=$seed
+	while [ -n "${used[$1$sd]:-}" ] || { [ -n "$key" ] && [ -e "$recs/$1/$sd" ]; }; do
+		sd=$((sd + 1))
+	done
+	echo "$sd"
+}
+# chunk KIND TOTAL SIZE: one more chunk of KIND if its total is not
+# reached; 0 when it ran and passed, 1 when it failed, 2 when none was due
+chunk() {
+	local kind=$1 total=$2 size=$3 have n sd
+	have=$(done_count "$kind")
+	[ "$have" -lt "$total" ] || return 2
+	n=$((total - have))
+	[ "$n" -le "$size" ] || n=$size
+	sd=$(next_seed "$kind")
+	used[$kind$sd]=1
+	echo "--- $kind: $have of $total done, a chunk of $n, seed $sd"
+	if [ "$kind" = sys ]; then
+		run fuzz_sys "$out/sys-$sd.txt" "$sd" --env FUZZ_SYS_CALLS="$n" || return 1
+	else
+		# The iWARP connections bound a run (one at a time, each
+		# waits for the victim: 40 s against 22 s for the RoCE frames
+		# of 20000 packets on the stock kernel): several at once.
+		run twovm-fuzz-wire "$out/wire-$sd.txt" "$sd" --two-vm \
+			--env FUZZ_WIRE_PACKETS="$n" \
+			--env FUZZ_WIRE_IWARP_THREADS="${FUZZ_WIRE_IWARP_THREADS:-4}" || return 1
+	fi
+	if [ -n "$key" ]; then
+		mkdir -p "$recs/$kind"
+		echo "$n $(date -u +%Y-%m-%dT%H:%MZ)" > "$recs/$kind/$sd"
+	else
+		# no records (stock kernel): count in this run only
+		stock_done[$kind]=$(( ${stock_done[$kind]:-0} + n ))
+	fi
+}
+declare -A stock_done=()
+[ -z "$key" ] && done_count() { echo "${stock_done[$1]:-0}"; }
+
+# Alternate the two kinds, so that a run stopped early has moved both.
 rc=0
-run fuzz_sys $out/sys.txt --env FUZZ_SYS_CALLS="$calls" || rc=1
-# The iWARP connections bound a run (one at a time, each waits for the
-# victim: 40 s against 22 s for the RoCE frames of 20000 packets on the
-# stock kernel): several at once.
-run twovm-fuzz-wire $out/wire.txt --two-vm --env FUZZ_WIRE_PACKETS="$packets" \
-	--env FUZZ_WIRE_IWARP_THREADS="${FUZZ_WIRE_IWARP_THREADS:-4}" || rc=1
+while :; do
+	chunk sys "$calls" "$chunk_calls"; a=$?
+	[ $a = 1 ] && { rc=1; break; }
+	chunk wire "$packets" "$chunk_packets"; b=$?
+	[ $b = 1 ] && { rc=1; break; }
+	[ $a = 2 ] && [ $b = 2 ] && break
+done
+for kind in sys wire; do
+	if [ -n "$key" ]; then
+		n=$(ls "$recs/$kind" 2>/dev/null | wc -l)
+		echo "fuzz total: $kind $(done_count $kind) in $n chunks, seeds" \
+			"$(ls "$recs/$kind" 2>/dev/null | sort -n | tr '\n' ' ')(key $key; each passed: no report, no leak)"
+	else
+		echo "fuzz total: $kind $(done_count $kind) (stock kernel, this run)"
+	fi
+done
+[ $rc = 0 ] && echo "PASS: make fuzz" || echo "FAIL: make fuzz"
 exit $rc
