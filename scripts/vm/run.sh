@@ -103,8 +103,11 @@ vm_kernel() {
 		# no RCU stall or hung task warnings from TCG's slowness alone;
 		# no native NVMe multipath: lockdep reports a lock order problem
 		# of the stock nvme_core's there (selftests/nvmeof.sh), and the
-		# first test to load nvme_core (compat_load) decides for all.
-		vappend="acpi=noirq kasan_multi_shot log_buf_len=16M rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.hung_task_timeout_secs=600 nvme_core.multipath=N"
+		# first test to load nvme_core (compat_load) decides for all;
+		# 4-level paging: one boot in several of KASAN on TCG's 5-level
+		# paging reported wild accesses in the direct map from its first
+		# millisecond on (Documentation/testing.md).
+		vappend="acpi=noirq kasan_multi_shot log_buf_len=16M rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.hung_task_timeout_secs=600 nvme_core.multipath=N no5lvl"
 	else
 		vkver=$KVER vkernel=$kernel vinitrd=$initrd vmodroot=/ vmem=2G vappend=""
 		vtree=$top vcompat=$top/build/compat/$KVER vkmod=""
