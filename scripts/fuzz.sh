@@ -71,26 +71,29 @@ run() { # NAME OUTPUT SEED RUN.SH-ARGS...
 	return $rc
 }
 
+# Passed chunks: "COUNT DATE" in $recs/KIND/SEED. On the stock kernel (or
+# outside a git checkout) they are kept for this run only.
 key=""
 if [ "$flavour" = debug ]; then
 	. scripts/debug-kernel/records.sh
 	key=$(records_key)
 fi
-recs=$out/records/$key
+if [ -n "$key" ]; then
+	recs=$out/records/$key where="key $key"
+else
+	recs=$(mktemp -d) where="this run only"
+	trap 'rm -rf "$recs"' EXIT
+fi
 
-# done_count KIND: what the chunks recorded at this key counted
+# done_count KIND: what the passed chunks of KIND counted
 done_count() {
-	[ -n "$key" ] && [ -d "$recs/$1" ] || { echo 0; return; }
 	cat "$recs/$1"/* 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
 }
-# next_seed KIND: the first seed from the base one that this run has not
-# used and no record has
-declare -A used=()
+# next_seed KIND: the first seed from the base one that no passed chunk
+# used (a failed chunk ends the run: its seed comes first next time)
 next_seed() {
 	local sd=$seed
-	while [ -n "${used[$1$sd]:-}" ] || { [ -n "$key" ] && [ -e "$recs/$1/$sd" ]; }; do
-		sd=$((sd + 1))
-	done
+	while [ -e "$recs/$1/$sd" ]; do sd=$((sd + 1)); done
 	echo "$sd"
 }
 # chunk KIND TOTAL SIZE: one more chunk of KIND if its total is not
@@ -102,7 +105,6 @@ chunk() {
 	n=$((total - have))
 	[ "$n" -le "$size" ] || n=$size
 	sd=$(next_seed "$kind")
-	used[$kind$sd]=1
 	echo "--- $kind: $have of $total done, a chunk of $n, seed $sd"
 	if [ "$kind" = sys ]; then
 		run fuzz_sys "$out/sys-$sd.txt" "$sd" --env FUZZ_SYS_CALLS="$n" || return 1
@@ -114,16 +116,9 @@ chunk() {
 			--env FUZZ_WIRE_PACKETS="$n" \
 			--env FUZZ_WIRE_IWARP_THREADS="${FUZZ_WIRE_IWARP_THREADS:-4}" || return 1
 	fi
-	if [ -n "$key" ]; then
-		mkdir -p "$recs/$kind"
-		echo "$n $(date -u +%Y-%m-%dT%H:%MZ)" > "$recs/$kind/$sd"
-	else
-		# no records (stock kernel): count in this run only
-		stock_done[$kind]=$(( ${stock_done[$kind]:-0} + n ))
-	fi
+	mkdir -p "$recs/$kind"
+	echo "$n $(date -u +%Y-%m-%dT%H:%MZ)" > "$recs/$kind/$sd"
 }
-declare -A stock_done=()
-[ -z "$key" ] && done_count() { echo "${stock_done[$1]:-0}"; }
 
 # Alternate the two kinds, so that a run stopped early has moved both.
 rc=0
@@ -135,13 +130,9 @@ while :; do
 	[ $a = 2 ] && [ $b = 2 ] && break
 done
 for kind in sys wire; do
-	if [ -n "$key" ]; then
-		n=$(ls "$recs/$kind" 2>/dev/null | wc -l)
-		echo "fuzz total: $kind $(done_count $kind) in $n chunks, seeds" \
-			"$(ls "$recs/$kind" 2>/dev/null | sort -n | tr '\n' ' ')(key $key; each passed: no report, no leak)"
-	else
-		echo "fuzz total: $kind $(done_count $kind) (stock kernel, this run)"
-	fi
+	seeds=$(ls "$recs/$kind" 2>/dev/null | sort -n | tr '\n' ' ')
+	echo "fuzz total: $kind $(done_count $kind) in $(echo $seeds | wc -w) chunks," \
+		"seeds ${seeds}($where; each passed: no report, no leak)"
 done
 [ $rc = 0 ] && echo "PASS: make fuzz" || echo "FAIL: make fuzz"
 exit $rc
