@@ -42,7 +42,7 @@ if [ "$flavour" = debug ]; then
 	. scripts/debug-kernel/records.sh
 	key=$(records_key)
 	if [ -n "$key" ]; then
-		[ $fresh = 0 ] || rm -rf "${rec_root:?}/$key"
+		[ $fresh = 0 ] || rm -rf "${rec_root:?}/$key/"{one,stock,ours}
 		records_harvest_left "$key"
 	fi
 fi

@@ -15,7 +15,8 @@
 # seed, then the next ones). On the debug kernel a chunk that passed is
 # recorded under the key make check-debug's records use (the tree and the
 # debug kernel: scripts/debug-kernel/records.sh) in
-# build/fuzz/records/KEY/{sys,wire}/SEED ("COUNT DATE"); the next make fuzz
+# Documentation/debug-records/KEY/fuzz/{sys,wire}/SEED ("COUNT DATE",
+# committed like check-debug's records); the next make fuzz
 # at the same key adds chunks until the totals are reached, and its last
 # lines sum up every chunk counted. The first failing chunk ends the run.
 #
@@ -79,7 +80,7 @@ if [ "$flavour" = debug ]; then
 	key=$(records_key)
 fi
 if [ -n "$key" ]; then
-	recs=$out/records/$key where="key $key"
+	recs=$rec_root/$key/fuzz where="key $key"
 else
 	recs=$(mktemp -d) where="this run only"
 	trap 'rm -rf "$recs"' EXIT

@@ -9,12 +9,15 @@
 # the same key runs only the others. Any change to the code, the tests or
 # the scripts makes a new key: the suite starts over.
 #
-# Records: build/debug/records/KEY/SUITE/TEST, holding "PASS DATE" or
-# "XFAIL DATE"; SUITE is one (one VM), stock (two VMs, the stock peer) or
-# ours (two VMs, ours as the peer). run.sh --journal DIR copies the VMs'
-# results to DIR while they run; records_harvest reads such a directory.
+# Records: Documentation/debug-records/KEY/SUITE/TEST, holding "PASS DATE"
+# or "XFAIL DATE"; SUITE is one (one VM), stock (two VMs, the stock peer) or
+# ours (two VMs, ours as the peer). They sit in the tree but outside the key,
+# so that committing them keeps the key: a session on a fresh machine (which
+# builds the same debug kernel again: same cache key) goes on from them.
+# run.sh --journal DIR copies the VMs' results to DIR while they run;
+# records_harvest reads such a directory.
 
-rec_root=build/debug/records
+rec_root=Documentation/debug-records
 
 # Prints the key of the tree as it is (empty outside a git checkout: no
 # records then).

@@ -45,6 +45,7 @@ printf 'PASS: alpha\nPASS: beta\nFAIL: delta\n    why\nXFAIL: gamma\n' > "$j/vm1
 records_harvest "$key" one "$j"
 expect "journal removed" "" "$(ls build/debug/journals)"
 expect "cut short: recorded" "alpha" "$(ls "$rec_root/$key/one" | xargs)"
+expect "records keep the key" "$key" "$(records_key)"
 expect "still to run" "beta delta gamma" "$(records_missing "$key" one | xargs)"
 expect "shown" "PASS: alpha" "$(records_show "$key" one alpha beta | cut -d' ' -f1-2)"
 
