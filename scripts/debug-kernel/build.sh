@@ -10,8 +10,9 @@
 #   build/                        the build tree: KDIR for our modules
 #   build.log                     the build's output
 #
-#   build.sh [--print-dir] [--jobs N]
-# --print-dir prints the directory without building (exit 1 if not built).
+#   build.sh [--print-dir|--print-key] [--jobs N]
+# --print-dir prints the directory without building (exit 1 if not built);
+# --print-key the key of that directory, built or not.
 # The key of the directory hashes what the result depends on (source package,
 # base config, debug.config, modules.txt, compiler, RECIPE below): a change
 # to any of them builds a new kernel; nothing else does. An interrupted build
@@ -24,12 +25,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # Bump when the steps below change what gets built.
 RECIPE=1
-print_dir=0 jobs=2
+print_dir=0 print_key=0 jobs=2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--print-dir) print_dir=1 ;;
+	--print-key) print_key=1 ;;
 	--jobs) jobs=$2; shift ;;
-	*) echo "usage: $0 [--print-dir] [--jobs N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--print-dir|--print-key] [--jobs N]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -142,6 +144,10 @@ configure() {
 	[ -z "$bad" ] || die "debug.config does not hold for:$bad"
 }
 
+if [ $print_key = 1 ]; then
+	key
+	exit 0
+fi
 root=$(cache_root)
 if [ $print_dir = 1 ]; then
 	dir=$root/$(key)

@@ -29,7 +29,7 @@ records_key() {
 		git diff HEAD -- . "${skip[@]}"
 		git ls-files -o --exclude-standard -z -- . "${skip[@]}" |
 			xargs -0 -r sha256sum
-		basename "$(scripts/debug-kernel/build.sh --print-dir 2>/dev/null)"
+		scripts/debug-kernel/build.sh --print-key
 	} | sha256sum | cut -c1-16
 }
 
