@@ -37,11 +37,12 @@ expect "suite ours" "twovm-both twovm-mine" "$(records_tests ours | xargs)"
 key=$(records_key)
 expect "a key" 16 "${#key}"
 
-# A run killed during its fourth test: the first counts (a pass followed),
-# the second does not (the failure after it may be its leak), the third
-# does not either (the last result: no second scan over its objects).
+# A run killed during its fifth test: twovm-both, run on its own (--test),
+# is no test of suite one; alpha counts (a pass followed), beta does not
+# (the failure after it may be its leak), gamma does not either (the last
+# result: no second scan over its objects).
 j=$(records_journal "$key" one)
-printf 'PASS: alpha\nPASS: beta\nFAIL: delta\n    why\nXFAIL: gamma\n' > "$j/vm1.results"
+printf 'PASS: twovm-both\nPASS: alpha\nPASS: beta\nFAIL: delta\n    why\nXFAIL: gamma\n' > "$j/vm1.results"
 records_harvest "$key" one "$j"
 expect "journal removed" "" "$(ls build/debug/journals)"
 expect "cut short: recorded" "alpha" "$(ls "$rec_root/$key/one" | xargs)"
