@@ -121,3 +121,125 @@ nfs_twovm_ready() {
 		{ echo "note: the peer cannot run it ($ntr_other)"; finish; exit; }
 	rxe_up || die "rxe0 up"
 }
+
+# The NFSv4.1+ backchannel (RFC 8167) seen from both ends: nfsd's callback
+# path must be UP (its CB_NULL probe answered), and a read delegation the
+# client holds is recalled (CB_RECALL) by a local write on the server and
+# returned (DELEGRETURN). The two-VM tests run each half on its own side,
+# nfs_local_callbacks both in one VM.
+
+# nfs_cb_states: nfsd's "callback state" of each NFSv4 client it knows
+nfs_cb_states() {
+	cat /proc/fs/nfsd/clients/*/info 2>/dev/null | sed -n 's/^callback state: //p' | tr '\n' ' '
+}
+
+# nfs_cb_up: nfsd's callback path to some client comes UP (30 s at most)
+nfs_cb_up() {
+	for _ in $(seq $((30 * NFS_TF))); do
+		nfs_cb_states | grep -qw UP && break
+		sleep 1
+	done
+	ncu_st=$(nfs_cb_states)
+	echo "$ncu_st" | grep -qw UP && ok "nfsd: callback state UP ($ncu_st)" ||
+		bad "nfsd: callback state never UP ($ncu_st)"
+}
+
+# nfs_recall FILE (server side, the client holding FILE open for reading):
+# nfsd gave it a read delegation; a local write to FILE breaks it and
+# completes only once the client has returned it (nfsd's laundromat would
+# revoke it after a lease instead); nothing is left and the callback path
+# is still UP.
+nfs_recall() {
+	grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states &&
+		ok "nfsd: the client holds a read delegation on $1" ||
+		bad "nfsd: no delegation granted on $1"
+	if timeout -s KILL $((120 * NFS_TF)) sh -c "echo recalled >> $1"; then
+		ok "local write to $1 completed (delegation recalled)"
+	else
+		bad "local write to $1 blocked: the delegation was never returned"
+	fi
+	# the return may still be on its way: a few seconds
+	nr_n=0
+	while grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states && [ $nr_n -lt $((10 * NFS_TF)) ]; do
+		nr_n=$((nr_n + 1))
+		sleep 1
+	done
+	if grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states; then
+		bad "nfsd: a delegation is still held $nr_n s after the write"
+		cat /proc/fs/nfsd/clients/*/states
+	else
+		ok "nfsd: no delegation left $nr_n s after the write"
+	fi
+	nr_st=$(nfs_cb_states)
+	echo "$nr_st" | grep -qw UP && ok "nfsd: callback state still UP ($nr_st)" ||
+		bad "nfsd: callback state after the recall: $nr_st"
+}
+
+# nfs_op_count MNT OP: the count of OP (DELEGRETURN, BIND_CONN_TO_SESSION...)
+# in the mountstats of the mount on MNT (0 if not listed)
+nfs_op_count() {
+	awk -v m="$1" -v op="$2:" '$1 == "device" { on = ($5 == m) }
+		on && $1 == op { n = $2 } END { print n + 0 }' /proc/self/mountstats
+}
+
+# nfs_hold_open FILE (client side): FILE open for reading in the
+# background (an open file's delegation is never given back unasked);
+# its holder's pid in nfs_holder. False if the open did not happen.
+nfs_hold_open() {
+	# shellcheck disable=SC2217 # the open is the point, not the reading
+	sleep $((600 * NFS_TF)) < "$1" &
+	nfs_holder=$!
+	for _ in $(seq $((120 * NFS_TF))); do
+		[ "$(readlink /proc/$nfs_holder/fd/0 2>/dev/null)" = "$1" ] && break
+		sleep 0.5
+	done
+	[ "$(readlink /proc/$nfs_holder/fd/0 2>/dev/null)" = "$1" ] &&
+		ok "$1 open for reading" || { bad "open of $1"; return 1; }
+}
+
+# nfs_returned MNT BEFORE (client side): the mount's DELEGRETURN count
+# grows past BEFORE (30 s at most); the holder goes. A client whose
+# callback path works never rebinds its connection for it
+# (BIND_CONN_TO_SESSION, what it does after SEQ4_STATUS_CB_PATH_DOWN).
+nfs_returned() {
+	for _ in $(seq $((30 * NFS_TF))); do
+		[ "$(nfs_op_count "$1" DELEGRETURN)" -gt "$2" ] && break
+		sleep 1
+	done
+	nr_after=$(nfs_op_count "$1" DELEGRETURN)
+	[ "$nr_after" -gt "$2" ] &&
+		ok "DELEGRETURN after CB_RECALL ($2 -> $nr_after)" ||
+		bad "no DELEGRETURN after the server's write ($2 -> $nr_after)"
+	expect_eq "BIND_CONN_TO_SESSION calls (the callback path never went down)" \
+		"$(nfs_op_count "$1" BIND_CONN_TO_SESSION)" 0
+	kill "$nfs_holder" 2>/dev/null
+	wait "$nfs_holder" 2>/dev/null
+}
+
+# nfs_server_callbacks FILE (two VMs, the server's half): the callback
+# path UP; once the peer says it holds FILE open ("opened"), its recall;
+# then "written" (or "skipped") back to the peer.
+nfs_server_callbacks() {
+	nfs_cb_up
+	nsc_got=$(peer_exchange x)
+	if [ "$nsc_got" != opened ]; then
+		bad "the client's open of $1: $nsc_got"
+		peer_exchange skipped >/dev/null
+		return
+	fi
+	nfs_recall "$1"
+	peer_exchange written >/dev/null
+}
+
+# nfs_local_callbacks MNT PATH: both halves in one VM, on the file PATH
+# of the export nfs_server_up made, MNT/PATH on the client's mount of it;
+# written on the export, never over NFS: nothing but the client's read
+# open stands between it and a read delegation
+nfs_local_callbacks() {
+	echo original > "$NFS_EXPORT/$2"
+	nfs_cb_up
+	nlc_before=$(nfs_op_count "$1" DELEGRETURN)
+	nfs_hold_open "$1/$2" || return
+	nfs_recall "$NFS_EXPORT/$2"
+	nfs_returned "$1" "$nlc_before"
+}

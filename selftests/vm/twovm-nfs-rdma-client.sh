@@ -38,102 +38,20 @@ server_up() {
 	echo original > "$export_dir/deleg"
 }
 
-# cb_states: nfsd's "callback state" of each NFSv4 client it knows
-cb_states() {
-	cat /proc/fs/nfsd/clients/*/info 2>/dev/null | sed -n 's/^callback state: //p' | tr '\n' ' '
-}
-
-# The server's half of the NFSv4.2 backchannel checks (RFC 8167 over our
-# client's rpcrdma): nfsd's CB_NULL probe after CREATE_SESSION found the
-# backchannel UP; the client holds a read delegation on deleg; a local
-# write here breaks it, nfsd sends CB_RECALL, and the write completes
-# only once the client has returned the delegation (nfsd's laundromat
-# would revoke it after a lease instead, and the callback state would
-# not stay UP).
-server_callbacks() {
-	n=0
-	until cb_states | grep -qw UP; do
-		n=$((n + 1))
-		[ $n -lt $((30 * tf)) ] || break
-		sleep 1
-	done
-	st=$(cb_states)
-	echo "$st" | grep -qw UP && ok "nfsd: callback state UP ($st)" ||
-		bad "nfsd: callback state never UP ($st)"
-	got=$(peer_exchange x)
-	if [ "$got" != opened ]; then
-		bad "client's open of deleg: $got"
-		peer_exchange skipped >/dev/null
-		return
-	fi
-	grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states &&
-		ok "nfsd: the client holds a read delegation on deleg" ||
-		bad "nfsd: no delegation granted on deleg"
-	if timeout -s KILL $((120 * tf)) sh -c "echo recalled >> $export_dir/deleg"; then
-		ok "local write to deleg completed (delegation recalled)"
-	else
-		bad "local write to deleg blocked: the delegation was never returned"
-	fi
-	# the return may still be on its way: a few seconds
-	n=0
-	while grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states && [ $n -lt $((10 * tf)) ]; do
-		n=$((n + 1))
-		sleep 1
-	done
-	if grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states; then
-		bad "nfsd: a delegation is still held ${n} s after the write"
-		cat /proc/fs/nfsd/clients/*/states
-	else
-		ok "nfsd: no delegation left ${n} s after the write"
-	fi
-	st=$(cb_states)
-	echo "$st" | grep -qw UP && ok "nfsd: callback state still UP ($st)" ||
-		bad "nfsd: callback state after the recall: $st"
-	peer_exchange written >/dev/null
-}
-
-# delegreturns: the DELEGRETURN count of the mount on $mnt
-delegreturns() {
-	awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 == "DELEGRETURN:" { print $2 }' \
-		/proc/self/mountstats
-}
-
-# The client's half: deleg held open (an open file's delegation is never
-# given back unasked) while the server recalls it; the client must answer
-# CB_RECALL through our backchannel and return it with DELEGRETURN.
+# The client's half of the NFSv4.2 backchannel checks (selftests/nfs.sh;
+# the server's is nfs_server_callbacks): deleg held open while the server recalls it; the
+# client must answer CB_RECALL through our backchannel and return it.
 client_callbacks() {
 	echo "--- NFSv4.2 backchannel: a delegation recalled"
-	before=$(delegreturns)
-	# shellcheck disable=SC2217 # the open is the point, not the reading
-	sleep $((600 * tf)) < "$mnt/deleg" &
-	holder=$!
-	n=0
-	until [ "$(readlink /proc/$holder/fd/0 2>/dev/null)" = "$mnt/deleg" ]; do
-		n=$((n + 1))
-		[ $n -lt $((60 * tf)) ] || break
-		sleep 0.5
-	done
-	if [ "$(readlink /proc/$holder/fd/0 2>/dev/null)" = "$mnt/deleg" ]; then
-		ok "deleg open for reading"
+	before=$(nfs_op_count $mnt DELEGRETURN)
+	if nfs_hold_open "$mnt/deleg"; then
 		peer_exchange opened >/dev/null
 	else
-		bad "open of $mnt/deleg"
 		peer_exchange open-failed >/dev/null
 	fi
 	got=$(peer_exchange x)
 	[ "$got" = written ] || bad "server's recall step: $got"
-	n=0
-	until [ "$(delegreturns)" -gt "${before:-0}" ] 2>/dev/null; do
-		n=$((n + 1))
-		[ $n -lt $((30 * tf)) ] || break
-		sleep 1
-	done
-	after=$(delegreturns)
-	[ "${after:-0}" -gt "${before:-0}" ] &&
-		ok "DELEGRETURN after CB_RECALL ($before -> $after)" ||
-		bad "no DELEGRETURN after the server's write ($before -> $after)"
-	kill "$holder" 2>/dev/null
-	wait "$holder" 2>/dev/null
+	nfs_returned $mnt "$before"
 }
 
 # sums DIR VERS: md5 of every test file of NFS version VERS, in one line;
@@ -267,7 +185,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 			echo "server holds: $mine"
 			peer_exchange differ >/dev/null
 		fi
-		[ "$vers" = 4.2 ] && server_callbacks
+		[ "$vers" = 4.2 ] && nfs_server_callbacks "$export_dir/deleg"
 	done
 	peer_barrier
 	nfs_server_down

@@ -12,8 +12,13 @@
 # server compares with its own files. Files from 1 byte (inline calls and
 # replies) to 1 MiB (the client's WRITE data in Read chunks, pulled with
 # RDMA Read; READ data in Write chunks, RDMA Write); 70001 bytes has XDR
-# padding. Then nfsd stops, the server's recv, read and write counters
-# must have moved and rpcrdma must unload.
+# padding. NFSv4.2 also needs the server's backchannel (RFC 8167,
+# ulp/rpcrdma/svc_backchannel.c): nfsd's callback path to the peer must be
+# UP, and a read delegation the peer holds on a file written here is
+# recalled by a local write (CB_RECALL over our connection) and returned
+# (DELEGRETURN), the peer never rebinding its connection for a callback
+# path down (selftests/nfs.sh). Then nfsd stops, the server's recv, read
+# and write counters must have moved and rpcrdma must unload.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nfs.sh"
@@ -87,6 +92,32 @@ nfs_client_pass() {
 	umount $m && ok "NFSv$v umount" || bad "NFSv$v umount"
 }
 
+# client_callbacks: the client's half of the backchannel checks, on a
+# mount of its own (nfs_server_callbacks is the server's); the exchanges
+# happen whatever fails, to stay in step with the server.
+client_callbacks() {
+	m=/mnt/nfs
+	echo "--- NFSv4.2 backchannel: a delegation recalled"
+	if [ "$t" = ready ] && timeout $((120 * tf)) mount -t nfs \
+		-o "vers=4.2,proto=rdma,port=20049,soft,timeo=150,retrans=2" \
+		"$(nfs_src "$RDMA_KMOD_PEER_IP" $exp 4.2)" $m; then
+		before=$(nfs_op_count $m DELEGRETURN)
+		if nfs_hold_open $m/deleg; then
+			peer_exchange opened >/dev/null
+		else
+			peer_exchange open-failed >/dev/null
+		fi
+		got=$(peer_exchange x)
+		[ "$got" = written ] || bad "the server's recall step: $got"
+		nfs_returned $m "$before"
+		umount $m || bad "umount after the callback checks"
+	else
+		bad "NFSv4.2 mount for the callback checks"
+		peer_exchange open-failed >/dev/null
+		peer_exchange x >/dev/null
+	fi
+}
+
 nfs_twovm_ready
 
 if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
@@ -99,6 +130,7 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 		st=ready
 		ok "nfsd: rdma 20049 in portlist"
 		head -c 300001 /dev/urandom > $exp/srvfile
+		echo original > $exp/deleg
 	else
 		bad "nfsd with an rdma listener"
 	fi
@@ -111,12 +143,15 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 		else
 			bad "NFSv$v: the peer has no sum ($got)"
 		fi
+		[ "$v" = 4.2 ] && nfs_server_callbacks $exp/deleg
 	done
 	for c in recv read write; do
 		n=$(cat /proc/sys/sunrpc/svc_rdma/rdma_stat_$c)
 		[ "${n:-0}" -gt 0 ] && ok "rdma_stat_$c $n" ||
 			bad "rdma_stat_$c did not move"
 	done
+	# until the client is done with us
+	peer_barrier
 	nfs_server_down
 	nfs_unload
 else
@@ -130,7 +165,12 @@ else
 			echo "note: the peer's nfsd is not up"
 		fi
 		peer_exchange "$sum" >/dev/null
+		[ "$v" = 4.2 ] && client_callbacks
 	done
+	# the NFSv4 client lets go of its transports in the background,
+	# its last calls (DESTROY_SESSION...) answered by a server still up
+	nfs_unload
+	peer_barrier
 fi
 peer_barrier
 rdma link delete rxe0 || bad "link delete rxe0"

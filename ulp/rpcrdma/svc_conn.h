@@ -22,6 +22,11 @@
 #define SVCR_RECV_EXTRA		8
 /* Send contexts beyond the credits (error replies, a reply racing a repost). */
 #define SVCR_SEND_EXTRA		8
+/*
+ * Callbacks outstanding on the backchannel (svc_backchannel.c): receives
+ * for their replies are posted beyond the credits too.
+ */
+#define SVCR_BC_REQS		2
 /* Linux clients never send more than 16 segments in a header (7.6). */
 #define SVCR_MAX_SEGS		16
 /* The listen backlog of 7.5. */
@@ -187,6 +192,10 @@ int svcr_read_chunk(struct svc_rqst *rqstp, struct svcr_recv *rc);
 /* svc_send.c */
 int svcr_send_alloc(struct svcr_xprt *conn);
 void svcr_send_free(struct svcr_xprt *conn);
+struct svcr_send *svcr_send_get(struct svcr_xprt *conn);
+void svcr_send_put(struct svcr_xprt *conn, struct svcr_send *s);
+int svcr_post_send(struct svcr_xprt *conn, struct svcr_send *s, u32 len,
+		   bool wait);
 int svcr_sq_reserve(struct svcr_xprt *conn, u32 n);
 void svcr_sq_release(struct svcr_xprt *conn, u32 n);
 int svcr_sendto(struct svc_rqst *rqstp);
@@ -194,5 +203,10 @@ int svcr_result_payload(struct svc_rqst *rqstp, unsigned int offset,
 			unsigned int length);
 void svcr_send_error(struct svcr_xprt *conn, const struct svcr_recv *rc,
 		     __be32 err);
+
+/* svc_backchannel.c */
+bool svcr_bc_reply(struct svcr_xprt *conn, const struct svcr_recv *rc);
+int svcr_bc_init(void);
+void svcr_bc_exit(void);
 
 #endif

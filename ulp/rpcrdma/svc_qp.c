@@ -36,10 +36,11 @@ static int svcr_conn_size(struct svcr_xprt *conn)
 	unsigned int max_wr = conn->dev->attrs.max_qp_wr;
 	unsigned int credits = READ_ONCE(svcr_max_requests);
 
-	conn->rq_depth = min(credits + SVCR_RECV_EXTRA, max_wr - 1);
-	if (conn->rq_depth <= SVCR_RECV_EXTRA)
+	conn->rq_depth = min(credits + SVCR_RECV_EXTRA + SVCR_BC_REQS,
+			     max_wr - 1);
+	if (conn->rq_depth <= SVCR_RECV_EXTRA + SVCR_BC_REQS)
 		return -EINVAL;
-	conn->credits = conn->rq_depth - SVCR_RECV_EXTRA;
+	conn->credits = conn->rq_depth - SVCR_RECV_EXTRA - SVCR_BC_REQS;
 	conn->nr_recvs = conn->rq_depth + conn->credits;
 	conn->nr_sends = min(conn->credits + SVCR_SEND_EXTRA, max_wr - 1);
 	conn->recv_size = READ_ONCE(svcr_max_req_size);

@@ -341,6 +341,9 @@ int svcr_recvfrom(struct svc_rqst *rqstp)
 		svcr_send_error(conn, rc, err_chunk);
 		goto drop;
 	}
+	/* the client's answer to one of nfsd's callbacks */
+	if (svcr_bc_reply(conn, rc))
+		goto drop;
 
 	if (rc->rlist_cnt) {
 		/* pull the chunk's bytes with RDMA Read, sleeping */

@@ -84,7 +84,7 @@ static struct svcr_send *svcr_send_try_get(struct svcr_xprt *conn)
 }
 
 /* Sleeps until a send buffer is free; NULL once the transport closes. */
-static struct svcr_send *svcr_send_get(struct svcr_xprt *conn)
+struct svcr_send *svcr_send_get(struct svcr_xprt *conn)
 {
 	struct svcr_send *s = svcr_send_try_get(conn);
 
@@ -97,7 +97,7 @@ static struct svcr_send *svcr_send_get(struct svcr_xprt *conn)
 	return s;
 }
 
-static void svcr_send_put(struct svcr_xprt *conn, struct svcr_send *s)
+void svcr_send_put(struct svcr_xprt *conn, struct svcr_send *s)
 {
 	spin_lock_bh(&conn->lock);
 	list_add(&s->node, &conn->send_free);
@@ -164,8 +164,8 @@ void svcr_sq_release(struct svcr_xprt *conn, u32 n)
  * of the first @len bytes of its buffer. With @wait, returns only after
  * the Send completed. @s is given back in every case.
  */
-static int svcr_post_send(struct svcr_xprt *conn, struct svcr_send *s,
-			  u32 len, bool wait)
+int svcr_post_send(struct svcr_xprt *conn, struct svcr_send *s, u32 len,
+		   bool wait)
 {
 	const struct ib_send_wr *bad;
 	struct ib_send_wr *first;

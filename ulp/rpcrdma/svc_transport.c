@@ -107,8 +107,13 @@ int rpcrdma_svc_init(void)
 	err = svc_reg_xprt_class(&svcr_class);
 	if (err)
 		goto err_sysctl;
+	err = svcr_bc_init();
+	if (err)
+		goto err_class;
 	return 0;
 
+err_class:
+	svc_unreg_xprt_class(&svcr_class);
 err_sysctl:
 	svcr_sysctl_exit();
 err_wq:
@@ -118,6 +123,7 @@ err_wq:
 
 void rpcrdma_svc_exit(void)
 {
+	svcr_bc_exit();
 	svc_unreg_xprt_class(&svcr_class);
 	svcr_sysctl_exit();
 	/* transports sunrpc already let go of may still be tearing down */

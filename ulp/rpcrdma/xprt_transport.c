@@ -33,7 +33,7 @@ static const struct rpc_timeout rpcrdma_default_timeout = {
  */
 #define RPCRDMA_MAX_PAYLOAD		(257 << PAGE_SHIFT)
 
-static void rpcrdma_format_addresses(struct rpc_xprt *xprt)
+void rpcrdma_format_addresses(struct rpc_xprt *xprt)
 {
 	struct sockaddr *sap = (struct sockaddr *)&xprt->addr;
 	const char *netid = sap->sa_family == AF_INET6 ? "rdma6" : "rdma";
@@ -66,7 +66,7 @@ static void rpcrdma_free_port_strings(struct rpc_xprt *xprt)
 	xprt->address_strings[RPC_DISPLAY_HEX_PORT] = NULL;
 }
 
-static void rpcrdma_free_addresses(struct rpc_xprt *xprt)
+void rpcrdma_free_addresses(struct rpc_xprt *xprt)
 {
 	kfree(xprt->address_strings[RPC_DISPLAY_ADDR]);
 	xprt->address_strings[RPC_DISPLAY_ADDR] = NULL;
@@ -151,6 +151,8 @@ static int rpcrdma_send_request(struct rpc_rqst *rqst)
 	/* a slot in the credit window, or wait for one */
 	if (!xprt_request_get_cong(xprt, rqst))
 		return -EBADSLT;
+	/* the start of the RTT (and the end of the backlog) mountstats shows */
+	rqst->rq_xtime = ktime_get();
 	return rpcrdma_marshal_and_send(rpcx(xprt), rqst);
 }
 
