@@ -231,6 +231,21 @@ nfs_server_callbacks() {
 	peer_exchange written >/dev/null
 }
 
+# nfs_client_callbacks MNT (two VMs, the client's half): MNT/deleg held
+# open, "opened" (or "open-failed") to the server, which answers
+# "written" once its local write went through; then its return.
+nfs_client_callbacks() {
+	ncc_before=$(nfs_op_count "$1" DELEGRETURN)
+	if nfs_hold_open "$1/deleg"; then
+		peer_exchange opened >/dev/null
+	else
+		peer_exchange open-failed >/dev/null
+	fi
+	ncc_got=$(peer_exchange x)
+	[ "$ncc_got" = written ] || bad "the server's recall step: $ncc_got"
+	nfs_returned "$1" "$ncc_before"
+}
+
 # nfs_local_callbacks MNT PATH: both halves in one VM, on the file PATH
 # of the export nfs_server_up made, MNT/PATH on the client's mount of it;
 # written on the export, never over NFS: nothing but the client's read

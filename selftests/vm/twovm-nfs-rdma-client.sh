@@ -38,20 +38,12 @@ server_up() {
 	echo original > "$export_dir/deleg"
 }
 
-# The client's half of the NFSv4.2 backchannel checks (selftests/nfs.sh;
-# the server's is nfs_server_callbacks): deleg held open while the server recalls it; the
-# client must answer CB_RECALL through our backchannel and return it.
+# The client's half of the NFSv4.2 backchannel checks (selftests/nfs.sh):
+# deleg held open while the server recalls it; the client must answer
+# CB_RECALL through our backchannel and return it.
 client_callbacks() {
 	echo "--- NFSv4.2 backchannel: a delegation recalled"
-	before=$(nfs_op_count $mnt DELEGRETURN)
-	if nfs_hold_open "$mnt/deleg"; then
-		peer_exchange opened >/dev/null
-	else
-		peer_exchange open-failed >/dev/null
-	fi
-	got=$(peer_exchange x)
-	[ "$got" = written ] || bad "server's recall step: $got"
-	nfs_returned $mnt "$before"
+	nfs_client_callbacks $mnt
 }
 
 # sums DIR VERS: md5 of every test file of NFS version VERS, in one line;

@@ -101,15 +101,7 @@ client_callbacks() {
 	if [ "$t" = ready ] && timeout $((120 * tf)) mount -t nfs \
 		-o "vers=4.2,proto=rdma,port=20049,soft,timeo=150,retrans=2" \
 		"$(nfs_src "$RDMA_KMOD_PEER_IP" $exp 4.2)" $m; then
-		before=$(nfs_op_count $m DELEGRETURN)
-		if nfs_hold_open $m/deleg; then
-			peer_exchange opened >/dev/null
-		else
-			peer_exchange open-failed >/dev/null
-		fi
-		got=$(peer_exchange x)
-		[ "$got" = written ] || bad "the server's recall step: $got"
-		nfs_returned $m "$before"
+		nfs_client_callbacks $m
 		umount $m || bad "umount after the callback checks"
 	else
 		bad "NFSv4.2 mount for the callback checks"
