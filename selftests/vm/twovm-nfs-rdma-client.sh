@@ -156,7 +156,6 @@ device_removed_while_mounted() {
 	timeout -s KILL $((60 * tf)) umount -f -l $mnt || bad "umount -f -l after device removal"
 }
 
-ko=$RDMA_KMOD_SRC/ulp/rpcrdma/rpcrdma.ko
 wait_peer
 if [ "$RDMA_KMOD_ROLE" = server ]; then
 	other=$(peer_exchange ready)
@@ -188,7 +187,9 @@ else
 	[ $mine = ready ] && { modprobe rpcrdma || mine=no-rpcrdma; }
 	peer_exchange $mine >/dev/null
 	[ $mine = ready ] || die "client setup: $mine"
-	is_build rpcrdma "$ko" &&
+	# ulp/rpcrdma as this run installed it (built for the kernel booted)
+	from_updates rpcrdma && is_build rpcrdma "$(modinfo -n rpcrdma)" &&
+		modinfo -F description rpcrdma | grep -q rdma-kmod &&
 		ok "rpcrdma loaded is ulp/rpcrdma's" || bad "rpcrdma loaded is not ulp/rpcrdma's"
 	[ -r /proc/sys/sunrpc/rdma_slot_table_entries ] &&
 		expect_eq "rdma_max_inline_read default" \
