@@ -144,13 +144,18 @@ nfs_cb_up() {
 		bad "nfsd: callback state never UP ($ncu_st)"
 }
 
+# nfs_deleg_held: nfsd lists a delegation of some client
+nfs_deleg_held() {
+	grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states
+}
+
 # nfs_recall FILE (server side, the client holding FILE open for reading):
 # nfsd gave it a read delegation; a local write to FILE breaks it and
 # completes only once the client has returned it (nfsd's laundromat would
 # revoke it after a lease instead); nothing is left and the callback path
 # is still UP.
 nfs_recall() {
-	grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states &&
+	nfs_deleg_held &&
 		ok "nfsd: the client holds a read delegation on $1" ||
 		bad "nfsd: no delegation granted on $1"
 	if timeout -s KILL $((120 * NFS_TF)) sh -c "echo recalled >> $1"; then
@@ -160,11 +165,11 @@ nfs_recall() {
 	fi
 	# the return may still be on its way: a few seconds
 	nr_n=0
-	while grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states && [ $nr_n -lt $((10 * NFS_TF)) ]; do
+	while nfs_deleg_held && [ $nr_n -lt $((10 * NFS_TF)) ]; do
 		nr_n=$((nr_n + 1))
 		sleep 1
 	done
-	if grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states; then
+	if nfs_deleg_held; then
 		bad "nfsd: a delegation is still held $nr_n s after the write"
 		cat /proc/fs/nfsd/clients/*/states
 	else

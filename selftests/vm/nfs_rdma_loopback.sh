@@ -17,8 +17,9 @@
 # after a remount (nothing cached) the tree is compared byte for byte and
 # the large file by its md5. Under NFSv4.2 the backchannel both ways
 # (selftests/nfs.sh): nfsd's callback path UP, a read delegation recalled
-# by a local write and returned, no BIND_CONN_TO_SESSION. The server's svc_rdma counters must have
-# moved. Then nfsd stops and rpcrdma unloads. Each round prints its time.
+# by a local write and returned, no BIND_CONN_TO_SESSION. The server's
+# svc_rdma counters must have moved. Then nfsd stops and rpcrdma unloads.
+# Each round prints its time.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nfs.sh"

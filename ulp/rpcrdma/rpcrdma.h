@@ -7,6 +7,8 @@
 #define RDMA_KMOD_RPCRDMA_H
 
 #include <linux/dma-direction.h>
+#include <linux/sunrpc/xdr.h>
+#include <linux/sunrpc/rpc_rdma.h>
 
 struct ib_device;
 struct rpc_xprt;
@@ -16,6 +18,23 @@ int rpcrdma_map_buf(struct ib_device *dev, unsigned int size,
 		    enum dma_data_direction dir, void **buf, u64 *dma);
 void rpcrdma_unmap_buf(struct ib_device *dev, unsigned int size,
 		       enum dma_data_direction dir, void *buf, u64 dma);
+
+/*
+ * An RDMA_MSG header with three empty chunk lists at @p (the client's
+ * inline calls, the server's callbacks); returns its length.
+ */
+static inline unsigned int rpcrdma_encode_inline_header(__be32 xid,
+							u32 credits, __be32 *p)
+{
+	*p++ = xid;
+	*p++ = rpcrdma_version;
+	*p++ = cpu_to_be32(credits);
+	*p++ = rdma_msg;
+	*p++ = xdr_zero;	/* read list */
+	*p++ = xdr_zero;	/* write list */
+	*p = xdr_zero;		/* reply chunk */
+	return RPCRDMA_HDRLEN_MIN;
+}
 
 /*
  * xprt->address_strings from xprt->addr, as the socket transports make

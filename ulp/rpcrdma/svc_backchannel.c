@@ -104,13 +104,8 @@ static int svcr_bc_send_request(struct rpc_rqst *rqst)
 	if (!s)
 		goto out;
 	p = s->buf;
-	*p++ = rqst->rq_xid;
-	*p++ = rpcrdma_version;
-	*p++ = cpu_to_be32(SVCR_BC_REQS);
-	*p++ = rdma_msg;
-	*p++ = xdr_zero;	/* no Read list */
-	*p++ = xdr_zero;	/* no Write list */
-	*p++ = xdr_zero;	/* no Reply chunk */
+	p += rpcrdma_encode_inline_header(rqst->rq_xid, SVCR_BC_REQS, p) /
+	     sizeof(*p);
 	if (read_bytes_from_xdr_buf(call, 0, p, call->len)) {
 		svcr_send_put(conn, s);
 		err = -EIO;

@@ -17,21 +17,8 @@
 #include <linux/slab.h>
 #include <linux/sunrpc/xdr.h>
 
+#include "rpcrdma.h"
 #include "xprt_rdma.h"
-
-/* fixed header and three empty chunk lists, RDMA_MSG */
-static unsigned int rpcrdma_encode_inline_header(__be32 xid, u32 credits,
-						 __be32 *p)
-{
-	*p++ = xid;
-	*p++ = rpcrdma_version;
-	*p++ = cpu_to_be32(credits);
-	*p++ = rdma_msg;
-	*p++ = xdr_zero;	/* read list */
-	*p++ = xdr_zero;	/* write list */
-	*p = xdr_zero;		/* reply chunk */
-	return RPCRDMA_HDRLEN_MIN;
-}
 
 /* the page part of @xdr into @dst; returns bytes copied */
 static unsigned int rpcrdma_copy_pages_out(const struct xdr_buf *xdr, u8 *dst)
