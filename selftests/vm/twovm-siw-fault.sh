@@ -20,6 +20,9 @@ port=7471
 [ -x "$tool" ] || die "no $tool (make tools)"
 siw_up || die "siw0 up"
 wait_peer
+# The VMs reach this test when each is done with the one before: the
+# server's listener waits a minute only (CI, under load, saw ours come later).
+peer_barrier || die "the peer did not come to the test"
 
 if [ "$RDMA_KMOD_ROLE" = server ]; then
 	# The peer: serve one connection, let the data flow, then vanish.
