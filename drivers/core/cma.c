@@ -583,6 +583,8 @@ static void cma_destroy_listen_ents(struct list_head *ents)
 	struct cma_listen_ent *ent, *tmp;
 
 	list_for_each_entry_safe(ent, tmp, ents, list) {
+		struct cma_device *cma_dev = ent->cma_dev;
+
 		if (ent->iw_id)
 			iw_destroy_cm_id(ent->iw_id);
 		else
@@ -590,6 +592,8 @@ static void cma_destroy_listen_ents(struct list_head *ents)
 		if (ent->shadow)
 			cma_listen_shadow_free(ent->shadow);
 		kfree(ent);
+		/* the device may finish going away now */
+		cma_dev_put(cma_dev);
 	}
 }
 
@@ -1895,8 +1899,9 @@ err_unlock_listen:
 /* ------------------------------------------------------------ listen */
 
 static int cma_listen_on_dev(struct rdma_id_private *id_priv,
-			     struct ib_device *device)
+			     struct cma_device *cma_dev)
 {
+	struct ib_device *device = cma_dev->device;
 	struct cma_listen_ent *ent;
 	struct ib_cm_id *cm_id;
 	int ret;
@@ -1923,6 +1928,8 @@ static int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	/* a listener bound to the device is in its table already */
 	if (!id_priv->cma_dev)
 		cma_listen_shadow_add(id_priv, ent);
+	cma_dev_get(cma_dev);
+	ent->cma_dev = cma_dev;
 	list_add_tail(&ent->list, &id_priv->listen_ents);
 	return 0;
 }
@@ -1952,12 +1959,13 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	}
 	id_priv->backlog = backlog > 0 ? backlog : 1024;
 	if (id->device) {
-		ret = cma_listen_on_dev(id_priv, id->device);
+		ret = id_priv->cma_dev ?
+			cma_listen_on_dev(id_priv, id_priv->cma_dev) : -ENODEV;
 		if (ret)
 			goto err_unlock;
 	} else {
 		list_for_each_entry(cma_dev, &dev_list, list) {
-			ret = cma_listen_on_dev(id_priv, cma_dev->device);
+			ret = cma_listen_on_dev(id_priv, cma_dev);
 			if (ret)
 				goto err_unlock;
 		}
@@ -2377,7 +2385,7 @@ static int cma_add_one(struct ib_device *device)
 	mutex_lock(&lock);
 	list_add_tail(&cma_dev->list, &dev_list);
 	list_for_each_entry(id_priv, &listen_any_list, listen_any_item)
-		if (cma_listen_on_dev(id_priv, device))
+		if (cma_listen_on_dev(id_priv, cma_dev))
 			pr_warn_ratelimited("rdma_cm: listen on %s failed\n",
 					    dev_name(&device->dev));
 	mutex_unlock(&lock);
