@@ -97,6 +97,7 @@ iscsi_initiator_down() {
 
 # iscsi_login ADDR: SendTargets discovery and login over iSER; sets
 # ISCSI_DEV to the LUN's /dev/sdX ("" if none showed up).
+# ISCSI_NODE_OPTS: node settings (NAME=VALUE ...) made before the login.
 iscsi_login() {
 	ISCSI_DEV=""
 	if iscsiadm -m discovery -t st -p "$1":3260 -I iser >/tmp/iscsi.disc 2>&1 &&
@@ -107,6 +108,11 @@ iscsi_login() {
 		cat /tmp/iscsi.disc
 		return 1
 	fi
+	# node settings, NAME=VALUE each (ISCSI_NODE_OPTS), before the login
+	for o in ${ISCSI_NODE_OPTS:-}; do
+		iscsiadm -m node -T $ISCSI_IQN -p "$1":3260 -I iser -o update \
+			-n "${o%%=*}" -v "${o#*=}" || { bad "iscsiadm -o update $o"; return 1; }
+	done
 	if iscsiadm -m node -T $ISCSI_IQN -p "$1":3260 -I iser --login >/tmp/iscsi.login 2>&1 &&
 	   grep -q "^Login to \[iface: iser, target: $ISCSI_IQN, portal: $1,3260\] successful" \
 		/tmp/iscsi.login; then

@@ -167,7 +167,7 @@ int iser_init_task(struct iscsi_task *task);
 int iser_xmit_task(struct iscsi_task *task);
 void iser_cleanup_task(struct iscsi_task *task);
 void iser_reg_done(struct ib_cq *cq, struct ib_wc *wc);
-void iser_remote_invalidated(struct iser_conn *ic, u32 rkey);
+bool iser_remote_invalidated(struct iser_conn *ic, u32 rkey);
 void iser_slots_release_all(struct iser_conn *ic);
 
 #endif

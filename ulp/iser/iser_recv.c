@@ -89,8 +89,9 @@ static bool iser_rx_pdu(struct iser_conn *ic, struct iser_rx *rx,
 		break;
 	case ISER_HELLO:
 	case ISER_HELLORPLY:
+		/* Linux never negotiates them: a protocol error here */
 		iser_err("iSER Hello/HelloReply (0x%x) not supported\n", ih->flags);
-		return true;
+		return false;
 	default:
 		iser_dbg(1, "unknown iSER opcode 0x%x\n", ih->flags);
 		break;
@@ -104,8 +105,9 @@ static bool iser_rx_pdu(struct iser_conn *ic, struct iser_rx *rx,
 	}
 	data = dlen ? (char *)hdr + ISCSI_HDR_LEN + ahs : NULL;
 	/* before the response completes its task and frees the MR */
-	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
-		iser_remote_invalidated(ic, wc->ex.invalidate_rkey);
+	if ((wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
+	    !iser_remote_invalidated(ic, wc->ex.invalidate_rkey))
+		return false;
 
 	spin_lock(&ic->iconn_lock);
 	if (ic->iconn) {

@@ -449,8 +449,8 @@ void iser_cleanup_task(struct iscsi_task *task)
 	it->inv_credit = 0;
 }
 
-/* The target's SEND_WITH_INV invalidated @rkey (receive path). */
-void iser_remote_invalidated(struct iser_conn *ic, u32 rkey)
+/* The target's SEND_WITH_INV invalidated @rkey; false if it is none of ours. */
+bool iser_remote_invalidated(struct iser_conn *ic, u32 rkey)
 {
 	unsigned int i;
 	bool found = false;
@@ -467,6 +467,7 @@ void iser_remote_invalidated(struct iser_conn *ic, u32 rkey)
 	spin_unlock_bh(&ic->mr_lock);
 	if (!found)
 		iser_err("Bogus remote invalidation for rkey %#x\n", rkey);
+	return found;
 }
 
 /* At release no task owns a slot any more; say so if one still does. */
