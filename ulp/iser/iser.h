@@ -21,6 +21,7 @@
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <scsi/iscsi_proto.h>
@@ -120,6 +121,8 @@ struct iser_conn {
 	unsigned int mr_pages;
 
 	struct ib_cqe reg_cqe;		/* REG_MR and LOCAL_INV completions */
+	/* failing from the send path, which runs under libiscsi's frwd_lock */
+	struct work_struct fail_work;
 };
 
 struct iser_iconn {

@@ -20,6 +20,11 @@ static void iser_qp_event(struct ib_event *ev, void *ctx)
 	iser_err("QP event %s (%d)\n", ib_event_msg(ev->event), ev->event);
 }
 
+static void iser_fail_work(struct work_struct *w)
+{
+	iser_conn_fail(container_of(w, struct iser_conn, fail_work));
+}
+
 /* Fails the bound iSCSI connection, if any (any context). */
 void iser_conn_fail(struct iser_conn *ic)
 {
@@ -320,6 +325,7 @@ struct iser_conn *iser_conn_create(struct sockaddr *dst)
 	spin_lock_init(&ic->post_lock);
 	ic->state = ISER_CONNECTING;
 	ic->reg_cqe.done = iser_reg_done;
+	INIT_WORK(&ic->fail_work, iser_fail_work);
 
 	ic->cm_id = rdma_create_id(&init_net, iser_cm_handler, ic, RDMA_PS_TCP,
 				   IB_QPT_RC);
@@ -342,6 +348,7 @@ static void iser_conn_release(struct kref *ref)
 	struct iser_conn *ic = container_of(ref, struct iser_conn, ref);
 	struct rdma_cm_id *id;
 
+	cancel_work_sync(&ic->fail_work);
 	mutex_lock(&ic->mutex);
 	iser_free_res(ic);
 	id = ic->cm_id;

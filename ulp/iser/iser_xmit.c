@@ -118,7 +118,8 @@ static void iser_tx_free_chain(struct iser_conn *ic, struct ib_send_wr *w)
 
 /*
  * Posts a chain. A refusal after part of it went out leaves the connection
- * inconsistent: it fails; the caller frees what was not posted.
+ * inconsistent: it fails (from a work item: iscsi_conn_failure() takes the
+ * frwd_lock the caller holds); the caller frees what was not posted.
  */
 static int iser_post(struct iser_conn *ic, struct ib_send_wr *first,
 		     const struct ib_send_wr **bad)
@@ -131,7 +132,7 @@ static int iser_post(struct iser_conn *ic, struct ib_send_wr *first,
 		ret = ib_post_send(ic->qp, first, bad);
 	spin_unlock_bh(&ic->post_lock);
 	if (ret && *bad != first)
-		iser_conn_fail(ic);
+		schedule_work(&ic->fail_work);
 	return ret;
 }
 
