@@ -478,9 +478,7 @@ void iser_slots_release_all(struct iser_conn *ic)
 
 	spin_lock_bh(&ic->mr_lock);
 	for (i = 0; i < ic->nr_slots; i++)
-		if (!WARN_ON_ONCE(ic->slots[i].busy && ic->slots[i].mapped))
-			continue;
-		else
+		if (WARN_ON_ONCE(ic->slots[i].busy && ic->slots[i].mapped))
 			iser_slot_release(ic, &ic->slots[i]);
 	spin_unlock_bh(&ic->mr_lock);
 }
