@@ -7,8 +7,8 @@
 # checked, fio --verify=crc32c, logout. The initiator sends the md5 of what
 # it read to the target, which compares it with its backstore. Against the
 # stock peer: our ib_iser with the stock kernel's LIO and ib_isert, and the
-# stock ib_iser with ours (on our stack ib_isert is, for now, the in-tree one
-# rebuilt on our core). Not over siw: see iser_loopback.sh.
+# stock ib_iser with our LIO target's ib_isert (each checked ours). Not over
+# siw: see iser_loopback.sh.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nvmeof.sh"
@@ -30,6 +30,7 @@ for trole in server client; do
 		t=fail
 		iscsi_target_up "$mine" && t=ready
 		[ $t = ready ] && ok "LIO target, iSER portal $mine:3260" || bad "LIO target"
+		[ $t = ready ] && iscsi_ours ib_isert
 		peer_exchange $t >/dev/null
 		sum=$(peer_exchange x)
 		[ -n "$sum" ] && [ "$sum" != none ] &&
@@ -41,6 +42,7 @@ for trole in server client; do
 		t=$(peer_exchange x)
 		NVMEOF_SUM=""
 		if [ "$t" = ready ] && iscsi_login "$RDMA_KMOD_PEER_IP"; then
+			iscsi_ours ib_iser
 			nvmeof_io "$ISCSI_DEV"
 		else
 			echo "note: no session with the peer's target"
