@@ -25,15 +25,16 @@ static void iser_fail_work(struct work_struct *w)
 	iser_conn_fail(container_of(w, struct iser_conn, fail_work));
 }
 
-/* Fails the bound iSCSI connection, if any (any context). */
+/*
+ * Fails the bound iSCSI connection, if any: from process context or a CQ's
+ * softirq, never with interrupts off (libiscsi's locks are _bh ones).
+ */
 void iser_conn_fail(struct iser_conn *ic)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&ic->iconn_lock, flags);
+	spin_lock_bh(&ic->iconn_lock);
 	if (ic->iconn)
 		iscsi_conn_failure(ic->iconn, ISCSI_ERR_CONN_FAILED);
-	spin_unlock_irqrestore(&ic->iconn_lock, flags);
+	spin_unlock_bh(&ic->iconn_lock);
 }
 
 static int iser_login_rx_alloc(struct iser_conn *ic)
