@@ -564,7 +564,7 @@ static void cma_listen_shadow_add(struct rdma_id_private *id_priv,
 	sh->state = RDMA_CM_LISTEN;
 	memcpy(cma_src_addr(sh), cma_src_addr(id_priv),
 	       sizeof(sh->id.route.addr.src_addr));
-	sh->id.device = ent->device;
+	sh->id.device = ent->cma_dev->device;
 	rdma_restrack_parent_name(&sh->res, &id_priv->res);
 	rdma_restrack_add(&sh->res);
 	ent->shadow = sh;
@@ -1909,7 +1909,7 @@ static int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	ent = kzalloc(sizeof(*ent), GFP_KERNEL);
 	if (!ent)
 		return -ENOMEM;
-	ent->device = device;
+	ent->cma_dev = cma_dev;
 	if (cma_iw_device(device)) {
 		ret = cma_iw_listen(id_priv, ent);
 	} else {
@@ -1929,7 +1929,6 @@ static int cma_listen_on_dev(struct rdma_id_private *id_priv,
 	if (!id_priv->cma_dev)
 		cma_listen_shadow_add(id_priv, ent);
 	cma_dev_get(cma_dev);
-	ent->cma_dev = cma_dev;
 	list_add_tail(&ent->list, &id_priv->listen_ents);
 	return 0;
 }
@@ -2446,7 +2445,7 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 	/* Wildcard listeners drop their listen on this device. */
 	list_for_each_entry(id_priv, &listen_any_list, listen_any_item) {
 		list_for_each_entry_safe(ent, tmp, &id_priv->listen_ents, list)
-			if (ent->device == device)
+			if (ent->cma_dev == cma_dev)
 				list_move_tail(&ent->list, &ents);
 	}
 	mutex_unlock(&lock);

@@ -269,7 +269,7 @@ int cma_iw_listen(struct rdma_id_private *id_priv, struct cma_listen_ent *ent)
 	if (id_priv->id.qp_type != IB_QPT_RC)
 		return 0;
 
-	cm_id = iw_create_cm_id(ent->device, cma_iw_req_handler, id_priv);
+	cm_id = iw_create_cm_id(ent->cma_dev->device, cma_iw_req_handler, id_priv);
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
 	cma_iw_set_id(cm_id, id_priv);

@@ -57,11 +57,11 @@ struct cma_device {
 struct cma_listen_ent {
 	struct list_head list;
 	/*
-	 * Held until the entry is destroyed: cma_remove_one() waits for an
-	 * entry a listener being destroyed took off its list just before.
+	 * Its device, referenced once the listen stands and until the entry
+	 * is destroyed: cma_remove_one() waits for an entry a listener being
+	 * destroyed took off its list just before.
 	 */
 	struct cma_device *cma_dev;
-	struct ib_device *device;
 	struct ib_cm_id *cm_id;
 	struct iw_cm_id *iw_id;
 	/* a wildcard listener's entry in this device's `rdma res` (cma.c) */
