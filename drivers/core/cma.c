@@ -1958,7 +1958,8 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	}
 	id_priv->backlog = backlog > 0 ? backlog : 1024;
 	if (id->device) {
-		ret = id_priv->cma_dev ?
+		/* cma_remove_one() may have passed this id already */
+		ret = id_priv->cma_dev && !list_empty(&id_priv->cma_dev->list) ?
 			cma_listen_on_dev(id_priv, id_priv->cma_dev) : -ENODEV;
 		if (ret)
 			goto err_unlock;

@@ -46,9 +46,6 @@ struct ib_uverbs_device {
 	struct cdev		cdev;
 	struct ib_device	*ib_dev;
 	int			devnum;
-	/* The registration holds one; every open command file one more. */
-	refcount_t		refcount;
-	struct completion	comp;	/* refcount dropped to zero */
 	struct mutex		lists_mutex;	/* ufiles, going_away */
 	struct list_head	ufiles;
 	bool			going_away;

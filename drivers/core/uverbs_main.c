@@ -123,12 +123,6 @@ static void uverbs_dev_release(struct device *dev)
 	kfree(udev);
 }
 
-static void uverbs_dev_put(struct ib_uverbs_device *udev)
-{
-	if (refcount_dec_and_test(&udev->refcount))
-		complete(&udev->comp);
-}
-
 static void ufile_release(struct kref *ref)
 {
 	struct ib_uverbs_file *ufile =
@@ -159,7 +153,7 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 
 	mutex_lock(&udev->lists_mutex);
-	/* remove() sets going_away before it drops the registration ref. */
+	/* remove() sets going_away under this mutex: no open after it. */
 	if (udev->going_away) {
 		ret = -ENXIO;
 		goto err_unlock;
@@ -174,7 +168,16 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 		ret = -ENXIO;
 		goto err_unlock;
 	}
-	refcount_inc(&udev->refcount);
+	/*
+	 * An open file holds the device itself, not just this client: its
+	 * unregistration waits for the close only after every client is
+	 * gone, so rdma_cm can still tell the file's owner to let go.
+	 */
+	if (!ib_device_try_get(ib_dev)) {
+		module_put(ib_dev->ops.owner);
+		ret = -ENXIO;
+		goto err_unlock;
+	}
 	get_device(&udev->dev);
 
 	kref_init(&ufile->ref);
@@ -205,9 +208,9 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 	list_del(&ufile->list);
 	mutex_unlock(&udev->lists_mutex);
 
+	/* May let the unregistration finish: ib_dev is not touched after. */
+	ib_device_put(ufile->ib_dev);
 	module_put(owner);
-	/* May let remove() finish: ib_dev is not touched after this. */
-	uverbs_dev_put(udev);
 	put_device(&udev->dev);
 	ib_uverbs_ufile_put(ufile);
 	return 0;
@@ -290,8 +293,6 @@ static int ib_uverbs_add_one(struct ib_device *device)
 	}
 	udev->devnum = devnum;
 	udev->ib_dev = device;
-	refcount_set(&udev->refcount, 1);
-	init_completion(&udev->comp);
 	mutex_init(&udev->lists_mutex);
 	INIT_LIST_HEAD(&udev->ufiles);
 
@@ -351,12 +352,15 @@ static void ib_uverbs_remove_one(struct ib_device *device, void *client_data)
 	}
 	mutex_unlock(&udev->lists_mutex);
 
+	/*
+	 * No wait here: each open file holds the ib_device, so the
+	 * unregistration waits for it after the other clients are removed
+	 * (rdma_cm's DEVICE_REMOVAL is what makes rping and friends close).
+	 */
 	if (nfiles)
 		dev_info(&device->dev,
-			 "waiting for %u open uverbs file(s) to be closed\n",
+			 "%u open uverbs file(s) keep the device until closed\n",
 			 nfiles);
-	uverbs_dev_put(udev);
-	wait_for_completion(&udev->comp);
 	put_device(&udev->dev);
 }
 

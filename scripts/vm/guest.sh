@@ -149,6 +149,8 @@ reports_since() {
 	first=$(head -n 1 /tmp/test.splats)
 	echo "FAIL: kernel report: $first"
 	n=$(grep -n -F -m 1 -e "$first" /tmp/test.dmesg | cut -d: -f1)
+	chain=$(splat_chain /tmp/test.dmesg "$n")
+	[ -z "$chain" ] || echo "FAIL: call chain: $chain"
 	sed -n "$((n > 3 ? n - 3 : 1)),$((n + 60))p" /tmp/test.dmesg
 	return 1
 }
@@ -262,7 +264,7 @@ for t in $RDMA_KMOD_TESTS; do
 	fi
 	[ $r = FAIL ] && status=1
 done
-: > $OUT/current
+echo "the final unload" > $OUT/current
 
 from=$(dmesg | wc -l)
 cleanup || { echo "FAIL: unload" >> $OUT/results; status=1; }
