@@ -140,7 +140,7 @@ if [ $vm = 1 ]; then
 				sel=()
 				for n in $(records_missing "$key" "$suite"); do sel+=(--test "$n"); done
 				for n in $(records_tests "$suite"); do
-					[ -s "$rec_root/$key/$suite/$n" ] && recorded+=("$n")
+					records_has "$key" "$suite" "$n" && recorded+=("$n")
 				done
 			fi
 			: > "$file"

@@ -72,8 +72,10 @@ run() { # NAME OUTPUT SEED RUN.SH-ARGS...
 	return $rc
 }
 
-# Passed chunks: "COUNT DATE" in $recs/KIND/SEED. On the stock kernel (or
-# outside a git checkout) they are kept for this run only.
+# Passed chunks: "COUNT DATE SUM" in $recs/KIND/SEED (SUM: records_test_sum
+# of the kind's test; a chunk counts only for the test script it ran). On
+# the stock kernel (or outside a git checkout) they are kept for this run
+# only.
 key=""
 if [ "$flavour" = debug ]; then
 	. scripts/debug-kernel/records.sh
@@ -86,9 +88,15 @@ else
 	trap 'rm -rf "$recs"' EXIT
 fi
 
-# done_count KIND: what the passed chunks of KIND counted
+# kind_test KIND: the VM test that runs KIND's chunks
+kind_test() { [ "$1" = sys ] && echo fuzz_sys || echo twovm-fuzz-wire; }
+# kind_sum KIND: the sum of that test's script (no records: none needed)
+kind_sum() { [ -z "$key" ] || records_test_sum "$(kind_test "$1")"; }
+# done_count KIND: what the passed chunks of KIND counted with its test as
+# it is
 done_count() {
-	cat "$recs/$1"/* 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+	cat "$recs/$1"/* 2>/dev/null |
+		awk -v s="$(kind_sum "$1")" '$3 == s { n += $1 } END { print n + 0 }'
 }
 # next_seed KIND: the first seed from the base one that no passed chunk
 # used (a failed chunk ends the run: its seed comes first next time)
@@ -118,7 +126,7 @@ chunk() {
 			--env FUZZ_WIRE_IWARP_THREADS="${FUZZ_WIRE_IWARP_THREADS:-4}" || return 1
 	fi
 	mkdir -p "$recs/$kind"
-	echo "$n $(date -u +%Y-%m-%dT%H:%MZ)" > "$recs/$kind/$sd"
+	echo "$n $(date -u +%Y-%m-%dT%H:%MZ) $(kind_sum "$kind")" > "$recs/$kind/$sd"
 }
 
 # Alternate the two kinds, so that a run stopped early has moved both.
@@ -131,7 +139,11 @@ while :; do
 	[ $a = 2 ] && [ $b = 2 ] && break
 done
 for kind in sys wire; do
-	seeds=$(ls "$recs/$kind" 2>/dev/null | sort -n | tr '\n' ' ')
+	# the seeds of the chunks that count
+	seeds=$(for f in "$recs/$kind"/*; do
+		[ -f "$f" ] && [ "$(awk '{ print $3 }' "$f")" = "$(kind_sum "$kind")" ] &&
+			basename "$f"
+	done | sort -n | tr '\n' ' ')
 	echo "fuzz total: $kind $(done_count $kind) in $(echo $seeds | wc -w) chunks," \
 		"seeds ${seeds}($where; each passed: no report, no leak)"
 done

@@ -6,11 +6,13 @@
 # tests it passed are recorded under a key of everything that decides their
 # outcome (the tracked and untracked files outside Documentation/, the
 # uncommitted changes, the debug kernel), and the next make check-debug at
-# the same key runs only the others. Any change to the code, the tests or
-# the scripts makes a new key: the suite starts over.
+# the same key runs only the others. Any change to the code, the harness or
+# the scripts makes a new key: the suite starts over. The tests' own scripts
+# (selftests/vm/*.sh) are outside the key: each record holds the sum of its
+# test's script instead, so a fix to one test costs that test's run only.
 #
-# Records: Documentation/debug-records/KEY/SUITE/TEST, holding "PASS DATE"
-# or "XFAIL DATE"; SUITE is one (one VM), stock (two VMs, the stock peer) or
+# Records: Documentation/debug-records/KEY/SUITE/TEST, holding "PASS DATE
+# SUM" or "XFAIL DATE SUM"; SUITE is one (one VM), stock (two VMs, the stock peer) or
 # ours (two VMs, ours as the peer). They sit in the tree but outside the key,
 # so that committing them keeps the key: a session on a fresh machine (which
 # builds the same debug kernel again: same cache key) goes on from them.
@@ -23,7 +25,8 @@ rec_root=Documentation/debug-records
 # records then).
 records_key() {
 	git rev-parse --git-dir > /dev/null 2>&1 || return 0
-	local skip=(':!Documentation' ':!README.md' ':!MAINTAINERS' ':!.ci')
+	local skip=(':!Documentation' ':!README.md' ':!MAINTAINERS' ':!.ci'
+		':(exclude,glob)selftests/vm/*.sh')
 	{
 		git ls-files -s -- . "${skip[@]}"
 		git diff HEAD -- . "${skip[@]}"
@@ -31,6 +34,27 @@ records_key() {
 			xargs -0 -r sha256sum
 		scripts/debug-kernel/build.sh --print-key
 	} | sha256sum | cut -c1-16
+}
+
+# records_test_sum TEST: the sum of what the test runs as it is now: its
+# script and the selftests/vm scripts it names (core_multidevice runs
+# core_tests); its other files (a .py beside it) are in the key.
+records_test_sum() {
+	local f=selftests/vm/$1.sh
+	{
+		cat "$f"
+		grep -o 'selftests/vm/[A-Za-z0-9_.-]*\.sh' "$f" | sort -u |
+			while read -r g; do [ ! -f "$g" ] || cat "$g"; done
+	} 2>/dev/null | sha256sum | cut -c1-12
+}
+
+# records_has KEY SUITE TEST: TEST has a record at KEY for its script as
+# it is now.
+records_has() {
+	local r d sum
+	[ -n "$1" ] && [ -s "$rec_root/$1/$2/$3" ] || return 1
+	read -r r d sum < "$rec_root/$1/$2/$3"
+	[ "$sum" = "$(records_test_sum "$3")" ]
 }
 
 # records_tests SUITE: the suite's test names, in run.sh's order (a twovm
@@ -53,7 +77,7 @@ records_tests() {
 records_missing() {
 	local t
 	for t in $(records_tests "$2"); do
-		[ -n "$1" ] && [ -s "$rec_root/$1/$2/$t" ] || echo "$t"
+		records_has "$1" "$2" "$t" || echo "$t"
 	done
 }
 
@@ -64,7 +88,7 @@ records_show() {
 	shift 2
 	[ -n "$key" ] || return 0
 	for t in "$@"; do
-		[ -s "$rec_root/$key/$suite/$t" ] || continue
+		records_has "$key" "$suite" "$t" || continue
 		read -r r d < "$rec_root/$key/$suite/$t"
 		echo "$r: $t (recorded $d at this tree, key $key)"
 	done
@@ -89,7 +113,7 @@ journal_results() { # FILE STATUS
 # records_harvest KEY SUITE JOURNAL: records what the journal's run passed
 # (both VMs for a two-VM suite), then removes the journal.
 records_harvest() {
-	local key=$1 suite=$2 j=$3 st=1 n r pr
+	local key=$1 suite=$2 j=$3 st=1 n r pr sum
 	[ -d "$j" ] || return 0
 	[ -s "$j/status" ] && read -r st < "$j/status"
 	if [ -n "$key" ] && [ "$(cat "$j/key" 2>/dev/null)" = "$key" ]; then
@@ -108,7 +132,10 @@ records_harvest() {
 				case "$pr" in PASS|XFAIL) ;; *) continue ;; esac
 				[ "$pr" = XFAIL ] && r=XFAIL
 			fi
-			echo "$r $(date -u +%Y-%m-%dT%H:%MZ)" > "$rec_root/$key/$suite/$n"
+			# the test's script as the run started
+			sum=$(awk -v n="$n" '$1 == n { print $2 }' "$j/sums")
+			[ -n "$sum" ] || continue
+			echo "$r $(date -u +%Y-%m-%dT%H:%MZ) $sum" > "$rec_root/$key/$suite/$n"
 		done
 	fi
 	rm -rf "$j"
@@ -116,10 +143,11 @@ records_harvest() {
 
 # records_journal KEY SUITE: a new journal directory for run.sh --journal.
 records_journal() {
-	local j
+	local j t
 	mkdir -p build/debug/journals
 	j=$(mktemp -d "build/debug/journals/$2.XXXXXX")
 	echo "$1" > "$j/key"
+	for t in $(records_tests "$2"); do echo "$t $(records_test_sum "$t")"; done > "$j/sums"
 	echo "$j"
 }
 

@@ -18,7 +18,8 @@ expect() { # WHAT WANT GOT
 cd "$tmp"
 git init -q .
 mkdir -p selftests/vm scripts/debug-kernel Documentation
-for t in alpha beta gamma delta; do echo true > selftests/vm/$t.sh; done
+for t in alpha beta gamma; do echo true > selftests/vm/$t.sh; done
+echo 'exec sh selftests/vm/gamma.sh' > selftests/vm/delta.sh
 printf '# peer-stacks: stock ours\ntrue\n' > selftests/vm/twovm-both.sh
 printf 'true\n' > selftests/vm/twovm-plain.sh
 printf '# peer-stacks: ours\ntrue\n' > selftests/vm/twovm-mine.sh
@@ -86,17 +87,29 @@ expect "left journals harvested" "twovm-both" "$(records_missing "$key" ours | x
 expect "other tree's not" "" "$(ls "$rec_root" | grep -v "^$key\$" || true)"
 expect "journals gone" "" "$(ls build/debug/journals)"
 
-# Documentation does not change the key; a test, an uncommitted change or
-# a new file does.
+# Documentation does not change the key; an uncommitted change or a new
+# file does. A test's script is outside the key: a change to it (or to a
+# script it runs) undoes that test's record only.
 echo more >> Documentation/a.md
 expect "key: docs" "$key" "$(records_key)"
+expect "one: all recorded" "" "$(records_missing "$key" one | xargs)"
 echo 'echo x' >> selftests/vm/alpha.sh
-k2=$(records_key)
-[ "$k2" != "$key" ] && expect "key: uncommitted change" new new || expect "key: uncommitted change" new same
+expect "key: a test's script" "$key" "$(records_key)"
+expect "test changed: its record undone" "alpha" "$(records_missing "$key" one | xargs)"
 git checkout -q selftests/vm/alpha.sh
-expect "key: change undone" "$key" "$(records_key)"
-echo true > selftests/vm/epsilon.sh
+expect "test change undone: recorded again" "" "$(records_missing "$key" one | xargs)"
+echo 'echo y' >> selftests/vm/gamma.sh
+expect "a script a test runs changed" "delta gamma" "$(records_missing "$key" one | xargs)"
+git checkout -q selftests/vm/gamma.sh
+echo 'x=1' > scripts/helper.sh
 [ "$(records_key)" != "$key" ] && expect "key: new file" new new || expect "key: new file" new same
+git add scripts/helper.sh
+git -c user.name=t -c user.email=t@t commit -q -m helper
+k2=$(records_key)
+echo 'x=2' > scripts/helper.sh
+[ "$(records_key)" != "$k2" ] && expect "key: uncommitted change" new new || expect "key: uncommitted change" new same
+git checkout -q scripts/helper.sh
+expect "key: change undone" "$k2" "$(records_key)"
 
 [ $fails = 0 ] && echo "debug records: all checks passed"
 exit $fails

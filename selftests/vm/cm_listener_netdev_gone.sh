@@ -29,35 +29,24 @@ gone() {
 	rdma link add gone0 type "$1" netdev vgone0 || { bad "$1: link add"; return; }
 	rping -s -a "$2" -C 1 >/tmp/gone.srv 2>&1 &
 	s=$!
-	for _ in $(seq 50); do
-		rdma res show cm_id 2>/dev/null | grep -q "gone0.*LISTEN" && break
-		sleep 0.2
-	done
+	wait_res cm_id 'gone0.*LISTEN' 20
 	expect_eq "$1: rping listens on gone0" \
 		"$(rdma res show cm_id 2>/dev/null | grep -c 'gone0.*state LISTEN')" 1
 	ip link del vgone0 &
 	d=$!
-	for _ in $(seq 120); do
-		kill -0 $d 2>/dev/null || break
-		sleep 0.5
-	done
-	if kill -0 $d 2>/dev/null; then
+	if wait_gone $d 60; then
+		ok "$1: netdev deleted under the listener"
+	else
 		# the removal is stuck: let rping go so the rest can end
 		bad "$1: netdev deletion still waiting after 60 s"
 		kill -9 $s 2>/dev/null
-	else
-		ok "$1: netdev deleted under the listener"
 	fi
 	wait $d
-	for _ in $(seq 20); do
-		kill -0 $s 2>/dev/null || break
-		sleep 0.5
-	done
-	if kill -0 $s 2>/dev/null; then
+	if wait_gone $s 10; then
+		ok "$1: rping ended with the device"
+	else
 		bad "$1: rping still listening on a removed device"
 		kill -9 $s 2>/dev/null
-	else
-		ok "$1: rping ended with the device"
 	fi
 	wait $s 2>/dev/null
 	expect_eq "$1: rping was told" \

@@ -29,7 +29,7 @@ if [ "$RDMA_KMOD_ROLE" = server ]; then
 	mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 	"$tool" server "$mine" $port >/tmp/srv.out 2>&1 &
 	i=0
-	until grep -q ESTABLISHED /tmp/srv.out; do
+	until grep -q "^ESTABLISHED" /tmp/srv.out; do
 		i=$((i + 1))
 		[ $i -lt 180 ] || { cat /tmp/srv.out; die "no connection came"; }
 		sleep 1
@@ -46,7 +46,8 @@ sysctl -q -w net.ipv4.tcp_retries2=5 || bad "sysctl tcp_retries2"
 for _ in $(seq 60); do
 	timeout 400 "$tool" client "$RDMA_KMOD_PEER_IP" $port 240 >/tmp/cli.out 2>&1
 	rc=$?
-	grep -q ESTABLISHED /tmp/cli.out && break
+	# Not the FATAL line that names the event it missed.
+	grep -q "^ESTABLISHED" /tmp/cli.out && break
 	sleep 1	# the peer is not listening yet
 done
 cat /tmp/cli.out
