@@ -4,8 +4,9 @@
 # scripts/check.sh). Every VM selftest on the debug kernel takes longer
 # under TCG than one working session lasts, so a run may stop half way: the
 # tests it passed are recorded under a key of everything that decides their
-# outcome (the tracked and untracked files outside Documentation/, the
-# uncommitted changes, the debug kernel), and the next make check-debug at
+# outcome (the tracked and untracked files outside Documentation/ and the
+# host tests, benchmarks and packaging, the uncommitted changes, the debug
+# kernel), and the next make check-debug at
 # the same key runs only the others. Any change to the code, the harness or
 # the scripts makes a new key: the suite starts over. The tests' own scripts
 # (selftests/vm/*.sh) are outside the key: each record holds the sum of its
@@ -25,8 +26,11 @@ rec_root=Documentation/debug-records
 # records then).
 records_key() {
 	git rev-parse --git-dir > /dev/null 2>&1 || return 0
+	# besides the tests' scripts, what no VM test runs: the host tests,
+	# the benchmarks and the Debian packaging
 	local skip=(':!Documentation' ':!README.md' ':!MAINTAINERS' ':!.ci'
-		':(exclude,glob)selftests/vm/*.sh')
+		':(exclude,glob)selftests/vm/*.sh' ':!selftests/host' ':!selftests/bench'
+		':!scripts/bench' ':!scripts/deb')
 	{
 		git ls-files -s -- . "${skip[@]}"
 		git diff HEAD -- . "${skip[@]}"

@@ -92,6 +92,8 @@ expect "journals gone" "" "$(ls build/debug/journals)"
 # script it runs) undoes that test's record only.
 echo more >> Documentation/a.md
 expect "key: docs" "$key" "$(records_key)"
+mkdir -p selftests/host && echo true > selftests/host/h.sh
+expect "key: a host test" "$key" "$(records_key)"
 expect "one: all recorded" "" "$(records_missing "$key" one | xargs)"
 echo 'echo x' >> selftests/vm/alpha.sh
 expect "key: a test's script" "$key" "$(records_key)"
