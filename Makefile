@@ -88,7 +88,7 @@ bench: setup modules
 	scripts/bench/run.sh
 
 dkms-check: setup
-	selftests/host/dkms.sh --kver $(KVER)
+	selftests/host/deb.sh --kver $(KVER)
 
 help:
 	@sed -n 's/^\([a-z-]*\):.*/\1/p' Makefile | sort -u

@@ -78,7 +78,7 @@ state() {
 			paste -sd, - | sed 's/,/, /g')
 		case "$2" in */infiniband/hw/*|*/infiniband/sw/rdmavt/*) load=compat_hw_load ;; esac
 		if [ -n "$t" ]; then echo "rebuilt, tested|VM tests: $t"
-		else echo "rebuilt, load-only|loaded and unloaded on our core: $load, host/dkms.sh, host/deb.sh"; fi ;;
+		else echo "rebuilt, load-only|loaded and unloaded on our core: $load, host/deb.sh"; fi ;;
 	blocked\|*)
 		# "does not build ... (N errors; first: FILE:L:C: error: MSG)": MSG
 		# is enough here. Which error comes first varies with the order

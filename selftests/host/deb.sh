@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# The Debian package as a user gets it: make deb, then `apt install
+# The Debian package as a user gets it, and with it the DKMS path (its
+# postinst runs dkms add/build/install, whose hooks rebuild the consumers):
+# make deb, then `apt install
 # ./rdma-kmod-dkms_*.deb` and later `apt remove rdma-kmod-dkms` in writable
 # copies of this machine's root (overlays over /, each in a mount namespace
 # of its own: the host's root is left alone). DKMS builds at the host's speed
@@ -63,8 +65,30 @@ for m in $(sed -n 's/^\([a-z_]*\)$/\1/p' "$top/scripts/modules.list"); do
 done
 rebuilt=$(cd "$work/inst$mods/$KVER/updates/rdma-kmod-compat" && ls -- *.ko) ||
 	fail "no rebuilt consumer installed"
-[ -s "$work/inst/etc/modprobe.d/rdma-kmod.conf" ] || fail "no block file"
+conf=$work/inst/etc/modprobe.d/rdma-kmod.conf
+[ -s "$conf" ] || fail "no block file"
 echo "rebuilt and installed:" $rebuilt
+# What the DKMS POST_BUILD hook decided (scripts/compat/dkms-hook.sh): every
+# consumer it built is installed and not blocked, every other in-tree RDMA
+# module is blocked with its reason.
+status=$work/inst/var/lib/dkms/rdma-kmod/$ver/$KVER/$(uname -m)/compat/status.txt
+[ -s "$status" ] || fail "the POST_BUILD hook left no $status"
+built=$(awk -F'\t' '$2 == "built" { print $1 }' "$status")
+[ "$(printf '%s\n' $built | sort | xargs)" = "$(printf '%s\n' $rebuilt | sed 's/\.ko$//' | sort | xargs)" ] ||
+	fail "built ($(echo $built)) is not what was installed ($(echo $rebuilt))"
+# (apt's output ends its lines with CR)
+grep -q "consumers rebuilt on our core for $KVER.*: $(echo $built)"$'\r'"\?\$" "$work/install.log" ||
+	fail "the install did not report the rebuilt consumers as built"
+for m in $built; do
+	grep -q "^install $(echo $m | tr - _) " "$conf" && fail "$m rebuilt but blocked"
+done
+for m in $(awk -F'\t' '$2 == "blocked" { print $1 }' "$status" | tr - _); do
+	line=$(grep "^install $m " "$conf") || fail "$m not blocked"
+	case "$line" in
+	*"$m is not provided by rdma-kmod ("*) ;;
+	*) fail "$m blocked without its reason: $line" ;;
+	esac
+done
 
 echo "=== apt remove rdma-kmod-dkms"
 in_root "
