@@ -38,6 +38,12 @@ struct cm_device;
 
 struct cm_port {
 	struct cm_device	*cm_dev;
+	/*
+	 * Taken around every use of mad_agent: a receive work still queued
+	 * when the device goes away must not start a send on an agent that
+	 * is being unregistered (its last reference may already be gone).
+	 */
+	spinlock_t		agent_lock;
 	struct ib_mad_agent	*mad_agent;	/* NULL once going down */
 	u32			port_num;
 };
@@ -282,16 +288,36 @@ static struct cm_msg *cm_alloc_msg(struct cm_port *port,
 				   const struct ib_grh *grh,
 				   struct cm_id_private *p)
 {
-	struct ib_mad_agent *agent = port->mad_agent;
+	struct ib_mad_send_buf *send_buf = ERR_PTR(-ENODEV);
+	struct ib_mad_agent *agent;
+	unsigned long flags;
 	struct cm_msg *msg;
 	struct ib_ah *ah;
 
-	if (!agent)
-		return ERR_PTR(-ENODEV);
 	msg = kzalloc(sizeof(*msg), GFP_ATOMIC);
 	if (!msg)
 		return ERR_PTR(-ENOMEM);
 	INIT_WORK(&msg->work, cm_send_done_work);
+
+	/*
+	 * The send buffer holds a reference on the agent: taken under
+	 * agent_lock, it keeps the agent (and so its QP's PD) alive for the
+	 * address handle below, which may sleep.
+	 */
+	spin_lock_irqsave(&port->agent_lock, flags);
+	agent = port->mad_agent;
+	if (agent)
+		send_buf = ib_create_send_mad(agent, 1,
+					      wc ? wc->pkey_index : pkey_index,
+					      0, IB_MGMT_MAD_HDR,
+					      IB_MGMT_MAD_DATA, GFP_ATOMIC,
+					      IB_MGMT_BASE_VERSION);
+	spin_unlock_irqrestore(&port->agent_lock, flags);
+	if (IS_ERR(send_buf)) {
+		kfree(msg);
+		return ERR_CAST(send_buf);
+	}
+	msg->send_buf = send_buf;
 
 	if (wc)
 		ah = ib_create_ah_from_wc(agent->qp->pd, wc, grh,
@@ -299,22 +325,10 @@ static struct cm_msg *cm_alloc_msg(struct cm_port *port,
 	else
 		ah = rdma_create_ah(agent->qp->pd, ah_attr, 0);
 	if (IS_ERR(ah)) {
-		kfree(msg);
+		cm_free_msg(msg);
 		return ERR_CAST(ah);
 	}
 	msg->ah = ah;
-
-	msg->send_buf = ib_create_send_mad(agent, 1,
-					   wc ? wc->pkey_index : pkey_index, 0,
-					   IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
-					   GFP_ATOMIC, IB_MGMT_BASE_VERSION);
-	if (IS_ERR(msg->send_buf)) {
-		struct cm_msg *err = ERR_CAST(msg->send_buf);
-
-		msg->send_buf = NULL;
-		cm_free_msg(msg);
-		return err;
-	}
 	msg->send_buf->ah = ah;
 	msg->send_buf->context[0] = msg;
 	if (p) {
@@ -359,7 +373,14 @@ static void cm_cancel_msg(struct cm_id_private *p)
 
 static void cm_form_tid(struct cm_id_private *p)
 {
-	u64 hi = p->av.port->mad_agent ? p->av.port->mad_agent->hi_tid : 0;
+	struct cm_port *port = p->av.port;
+	unsigned long flags;
+	u64 hi = 0;
+
+	spin_lock_irqsave(&port->agent_lock, flags);
+	if (port->mad_agent)
+		hi = port->mad_agent->hi_tid;
+	spin_unlock_irqrestore(&port->agent_lock, flags);
 
 	p->tid = cpu_to_be64((hi << 32) | (__force u32)p->id.local_id);
 }
@@ -2253,6 +2274,7 @@ static int cm_add_one(struct ib_device *device)
 			goto err;
 		}
 		port->cm_dev = cm_dev;
+		spin_lock_init(&port->agent_lock);
 		port->port_num = i;
 		cm_dev->port[i - 1] = port;
 		port->mad_agent = ib_register_mad_agent(device, i, IB_QPT_GSI,
@@ -2310,10 +2332,10 @@ static void cm_remove_one(struct ib_device *device, void *client_data)
 
 		if (!port)
 			continue;
-		spin_lock_irqsave(&cm.lock, flags);
+		spin_lock_irqsave(&port->agent_lock, flags);
 		agent = port->mad_agent;
 		port->mad_agent = NULL;
-		spin_unlock_irqrestore(&cm.lock, flags);
+		spin_unlock_irqrestore(&port->agent_lock, flags);
 		/* Flushes our sends; their completions are queued to cm.wq. */
 		if (agent)
 			ib_unregister_mad_agent(agent);
