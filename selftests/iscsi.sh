@@ -14,26 +14,31 @@ ISCSI_TPG=/sys/kernel/config/target/iscsi/$ISCSI_IQN/tpgt_1
 # open to our initiator's name only, the portal ADDR:3260 (TCP) with its
 # iSER child portal enabled. targetcli keeps its preferences in $HOME (a
 # tmpfs in the VM) and saves nothing: /etc/target is read-only there.
+# One targetcli session takes all the commands on its standard input, as
+# an admin types them: each start of targetcli is seconds of Python under
+# TCG. Such a session goes on past a failed command, so what it made is
+# read back from configfs; its output is in /tmp/tcli.out.
 iscsi_target_up() {
 	t=/iscsi/$ISCSI_IQN/tpg1
 	truncate -s 128M $ISCSI_IMG || return 1
 	iscsi_bus_up || return 1
-	for c in "set global auto_add_default_portal=false" \
+	printf '%s\n' "set global auto_save_on_exit=false" \
+		"set global auto_add_default_portal=false" \
 		"/backstores/fileio create disk0 $ISCSI_IMG" \
 		"/iscsi create $ISCSI_IQN" \
 		"$t/luns create /backstores/fileio/disk0" \
 		"$t/acls create $ISCSI_INIT_IQN" \
 		"$t/portals create $1 3260" \
-		"$t/portals/$1:3260 enable_iser true"; do
-		# shellcheck disable=SC2086
-		if ! targetcli $c >/tmp/tcli.out 2>&1; then
-			echo "targetcli $c:"
-			cat /tmp/tcli.out
-			return 1
-		fi
-	done
-	grep -q 'iSER enable now: True' /tmp/tcli.out || { cat /tmp/tcli.out; return 1; }
-	[ "$(cat "$ISCSI_TPG/np/$1:3260/iser")" = 1 ]
+		"$t/portals/$1:3260 enable_iser true" |
+		targetcli >/tmp/tcli.out 2>&1
+	if [ -d "$ISCSI_TPG/lun/lun_0" ] && [ -d "$ISCSI_TPG/acls/$ISCSI_INIT_IQN" ] &&
+	   grep -q 'iSER enable now: True' /tmp/tcli.out &&
+	   [ "$(cat "$ISCSI_TPG/np/$1:3260/iser" 2>/dev/null)" = 1 ]; then
+		return 0
+	fi
+	echo "targetcli:"
+	cat /tmp/tcli.out
+	return 1
 }
 
 # iscsi_ours NAME...: on our stack, each module NAME loaded is our ulp/ one
