@@ -138,9 +138,12 @@ if [ $vm = 1 ]; then
 				read -r -a sel <<< "$only"
 			elif [ -n "$key" ]; then
 				sel=()
-				for n in $(records_missing "$key" "$suite"); do sel+=(--test "$n"); done
 				for n in $(records_tests "$suite"); do
-					records_has "$key" "$suite" "$n" && recorded+=("$n")
+					if records_has "$key" "$suite" "$n"; then
+						recorded+=("$n")
+					else
+						sel+=(--test "$n")
+					fi
 				done
 			fi
 			: > "$file"

@@ -140,9 +140,9 @@ while :; do
 done
 for kind in sys wire; do
 	# the seeds of the chunks that count
+	s=$(kind_sum "$kind")
 	seeds=$(for f in "$recs/$kind"/*; do
-		[ -f "$f" ] && [ "$(awk '{ print $3 }' "$f")" = "$(kind_sum "$kind")" ] &&
-			basename "$f"
+		[ -f "$f" ] && [ "$(awk '{ print $3 }' "$f")" = "$s" ] && basename "$f"
 	done | sort -n | tr '\n' ' ')
 	echo "fuzz total: $kind $(done_count $kind) in $(echo $seeds | wc -w) chunks," \
 		"seeds ${seeds}($where; each passed: no report, no leak)"

@@ -93,7 +93,7 @@ records_show() {
 	[ -n "$key" ] || return 0
 	for t in "$@"; do
 		records_has "$key" "$suite" "$t" || continue
-		read -r r d < "$rec_root/$key/$suite/$t"
+		read -r r d _ < "$rec_root/$key/$suite/$t"
 		echo "$r: $t (recorded $d at this tree, key $key)"
 	done
 }

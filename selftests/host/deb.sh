@@ -22,8 +22,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 # RDMA_KMOD_VM_LOCK=FILE: the VM waits for flock FILE, the host part does not.
 vm() { ${RDMA_KMOD_VM_LOCK:+flock "$RDMA_KMOD_VM_LOCK"} "$@"; }
 
+# step NAME: where the time goes, in the log
+step() { echo "=== $* [$SECONDS s]"; }
 deb=$("$top/scripts/deb/build.sh")
-echo "package: $deb"
+echo "package: $deb [$SECONDS s]"
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -48,7 +50,7 @@ in_root() {
 		in_root "$@"
 }
 
-echo "=== apt install $deb"
+step "apt install $deb"
 in_root "
 	apt install -y $deb
 	dpkg-query -W -f='\${Status}\n' rdma-kmod-dkms | grep -qx 'install ok installed'
@@ -90,7 +92,7 @@ for m in $(awk -F'\t' '$2 == "blocked" { print $1 }' "$status" | tr - _); do
 	esac
 done
 
-echo "=== apt remove rdma-kmod-dkms"
+step "apt remove rdma-kmod-dkms"
 in_root "
 	apt remove -y rdma-kmod-dkms
 	bad() { echo \"FAIL: \$*\"; exit 1; }
@@ -104,6 +106,7 @@ in_root "
 	echo 'removed: no module, block file, source or DKMS entry left'" "$work/inst" "$work/rem" 2>&1 |
 	tee "$work/remove.log"
 
-echo "=== VM: modprobe in both roots"
+step "VM: modprobe in both roots"
 vm "$top/scripts/vm/run.sh" --kver "$KVER" --modules-dir "$work/inst$mods/$KVER/updates" \
 	--test "$top/selftests/host/deb/guest.sh" --verbose
+step "done"
