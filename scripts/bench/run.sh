@@ -3,10 +3,11 @@
 #
 # `make bench`: the same perftest/qperf runs on the stock rxe and on ours, and
 # perftest -R on upstream siw (stock kernel) and on ours with raw TCP (iperf3)
-# for scale, and fio over NFS/RDMA against NFS/TCP (perf-nfs.sh), in the
-# same VM settings, then tables (build/bench/results.md) and
-# a plot of the rxe numbers (build/bench/results.png) with their ratios. Not
-# part of `make check`: numbers depend on the host's load.
+# for scale, fio over NFS/RDMA against NFS/TCP (perf-nfs.sh) and on iSER
+# and SRP disks against iSCSI/TCP (perf-block.sh), in the same VM settings,
+# then tables (build/bench/results.md) and a plot of the rxe numbers
+# (build/bench/results.png) with their ratios. Not part of `make check`:
+# numbers depend on the host's load.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/bench
@@ -29,6 +30,10 @@ for stack in stock ours; do
 	# NFS over RDMA on rxe0 and, as the yardstick, over TCP (issue 14).
 	echo "bench: $stack stack (NFS)"
 	bench_run $stack perf-nfs.sh "$out/$stack-nfs.tsv"
+	# Block storage: iSER and SRP on rxe0, iSCSI over TCP as the yardstick
+	# (issue 15); SRP on the stock stack only (ours has none yet).
+	echo "bench: $stack stack (block)"
+	bench_run $stack perf-block.sh "$out/$stack-block.tsv"
 done
 
 # table STOCK.tsv OURS.tsv: markdown, stock against ours with ratios.
@@ -67,6 +72,16 @@ END {
 	echo "usec is fio's mean completion latency; 4 KiB IOPS = MB/s * 10^6 / 4096."
 	echo
 	table "$out/stock-nfs.tsv" "$out/ours-nfs.tsv"
+	echo
+	echo "## Block storage: iSER and SRP on rxe0, iSCSI over TCP, stock stack against ours"
+	echo
+	echo "fio on the disk of a LIO target (128 MiB file on tmpfs) in loopback on one VM"
+	echo "(selftests/bench/perf-block.sh): libaio, direct I/O, 1 MiB sequential at"
+	echo "queue depth 8, 4 KiB random read at queue depth 32; usec is fio's mean"
+	echo "completion latency; 4 KiB IOPS = MB/s * 10^6 / 4096. iscsi_tcp is the same"
+	echo "target over TCP on the same address; srp is stock only (ours has no SRP yet)."
+	echo
+	table "$out/stock-block.tsv" "$out/ours-block.tsv"
 } >"$out/results.md"
 cat "$out/results.md"
 
