@@ -26,8 +26,9 @@ changed() { # SIGN
 	grep -E "^[$1][^-+]" "$out" | cut -c2- |
 		sed -E 's/6\.1\.0-[0-9]+-amd64/6.1.0-N-amd64/g'
 }
-if [ -n "$(changed -)" ] && [ "$(changed -)" = "$(changed +)" ]; then
-	echo "the consumers table agrees with the build; the README names an older" \
+removed=$(changed -) added=$(changed +)
+if [ -n "$removed" ] && [ "$removed" = "$added" ]; then
+	echo "the consumers table agrees with the build; the README names another" \
 		"Debian ABI number than $KVER (scripts/compat/table.sh --write updates it)"
 	exit 0
 fi
