@@ -52,9 +52,8 @@ gid_index_of() {
 }
 
 # pair NAME TIMEOUT SERVER-CMD... -- CLIENT-CMD...: runs a server in the
-# background and the client against it; both must exit 0. A client refused
-# because the server is not listening yet (a loaded host starts it slowly)
-# tries again while the server runs. A perftest pair whose own rdma_cm
+# background and the client against it; both must exit 0. A client turned
+# away (see pair_once) gets a fresh pair. A perftest pair whose own rdma_cm
 # handshake failed (its sync messages flushed on both ends, seen rarely on
 # siw loopback, cause not found; perftest posts those receives before it
 # connects) is run once more, with the first attempt's output shown.
@@ -98,16 +97,25 @@ rping_short() {
 }
 
 # pair_once CLIENT-CMD... (for pair, server command in $srv): sets crc, src.
+# A client turned away while its server runs (refused: not listening yet on
+# a loaded host; REJECTED: not listening again yet, as perftest -R's server
+# between its two connections) gets a fresh pair, the client a second later
+# each time: a server left in a half-done exchange would wait for a client
+# that is gone. Line-buffered: a pair killed at its limit shows how far it got.
 pair_once() {
-	# shellcheck disable=SC2086
-	timeout "$pair_limit" $srv >/tmp/pair.srv 2>&1 &
-	spid=$!
-	sleep 1
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		if timeout "$pair_limit" "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
-		[ $crc != 0 ] && kill -0 $spid 2>/dev/null &&
+	po_delay=1
+	for po_try in 1 2 3 4 5 6; do
+		# shellcheck disable=SC2086
+		timeout "$pair_limit" stdbuf -oL $srv >/tmp/pair.srv 2>&1 &
+		spid=$!
+		sleep $po_delay
+		if timeout "$pair_limit" stdbuf -oL "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
+		[ $crc != 0 ] && [ $po_try != 6 ] && kill -0 $spid 2>/dev/null &&
 			grep -qiE 'refused|REJECTED|connect to|Unexpected CM event .* 8$' /tmp/pair.cli || break
-		sleep 2
+		echo "note: $name: client turned away (try $po_try): a fresh pair"
+		kill $spid 2>/dev/null
+		wait $spid 2>/dev/null
+		po_delay=$((po_delay + 1))
 	done
 	if wait $spid; then src=0; else src=$?; fi
 	[ $crc = 0 ] && rping_short /tmp/pair.cli "$@" >>/tmp/pair.cli && crc=1

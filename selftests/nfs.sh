@@ -144,9 +144,11 @@ nfs_cb_up() {
 		bad "nfsd: callback state never UP ($ncu_st)"
 }
 
-# nfs_deleg_held: nfsd lists a delegation of some client
+# nfs_deleg_held NAME: nfsd lists a delegation of some client on a file
+# named NAME (the last part of its path; nfsd shows the last two). Only
+# that file: a client gives other delegations back lazily.
 nfs_deleg_held() {
-	grep -qs "type: deleg" /proc/fs/nfsd/clients/*/states
+	grep -qsE "type: deleg,.* filename: \"([^\"]*/)?$1\"" /proc/fs/nfsd/clients/*/states
 }
 
 # nfs_recall FILE (server side, the client holding FILE open for reading):
@@ -155,7 +157,7 @@ nfs_deleg_held() {
 # revoke it after a lease instead); nothing is left and the callback path
 # is still UP.
 nfs_recall() {
-	nfs_deleg_held &&
+	nfs_deleg_held "${1##*/}" &&
 		ok "nfsd: the client holds a read delegation on $1" ||
 		bad "nfsd: no delegation granted on $1"
 	if timeout -s KILL $((120 * NFS_TF)) sh -c "echo recalled >> $1"; then
@@ -165,15 +167,15 @@ nfs_recall() {
 	fi
 	# the return may still be on its way: a few seconds
 	nr_n=0
-	while nfs_deleg_held && [ $nr_n -lt $((10 * NFS_TF)) ]; do
+	while nfs_deleg_held "${1##*/}" && [ $nr_n -lt $((10 * NFS_TF)) ]; do
 		nr_n=$((nr_n + 1))
 		sleep 1
 	done
-	if nfs_deleg_held; then
-		bad "nfsd: a delegation is still held $nr_n s after the write"
+	if nfs_deleg_held "${1##*/}"; then
+		bad "nfsd: a delegation on $1 is still held $nr_n s after the write"
 		cat /proc/fs/nfsd/clients/*/states
 	else
-		ok "nfsd: no delegation left $nr_n s after the write"
+		ok "nfsd: no delegation left on $1 $nr_n s after the write"
 	fi
 	nr_st=$(nfs_cb_states)
 	echo "$nr_st" | grep -qw UP && ok "nfsd: callback state still UP ($nr_st)" ||
@@ -249,6 +251,29 @@ nfs_client_callbacks() {
 	ncc_got=$(peer_exchange x)
 	[ "$ncc_got" = written ] || bad "the server's recall step: $ncc_got"
 	nfs_returned "$1" "$ncc_before"
+}
+
+# nfs_callbacks_mount MNT OPTS SRC peer|PATH: the backchannel checks on a
+# mount of their own (SRC on MNT with OPTS; none if SRC is empty): with
+# "peer", the client's half (nfs_client_callbacks; the exchanges are made
+# whatever fails, to stay in step with the server); with a PATH of the
+# export, both halves in one VM (nfs_local_callbacks). A mount of their
+# own: the reads of a round leave read delegations on other files.
+nfs_callbacks_mount() {
+	echo "--- NFSv4.2 backchannel: a delegation recalled"
+	if [ -n "$3" ] && timeout -s KILL $((120 * NFS_TF)) mount -t nfs -o "$2" "$3" "$1"; then
+		if [ "$4" = peer ]; then
+			nfs_client_callbacks "$1"
+		else
+			nfs_local_callbacks "$1" "$4"
+		fi
+		timeout -s KILL $((60 * NFS_TF)) umount "$1" || bad "umount after the callback checks"
+		return
+	fi
+	bad "NFSv4.2 mount for the callback checks"
+	[ "$4" = peer ] || return
+	peer_exchange open-failed >/dev/null
+	peer_exchange x >/dev/null
 }
 
 # nfs_local_callbacks MNT PATH: both halves in one VM, on the file PATH

@@ -851,6 +851,21 @@ out:
 	agent_put(agent);
 }
 
+/*
+ * Agents that do RMPP themselves (all of them: we do none) reassemble the
+ * answer: its first segment completes the request, the later segments of
+ * an active RMPP transfer still go to the agent, as upstream delivers them.
+ */
+static bool mad_user_rmpp_segment(const struct ib_mad_agent_priv *priv,
+				  const struct ib_mad *mad)
+{
+	const struct ib_rmpp_mad *rmpp = (const void *)mad;
+
+	return !ib_mad_kernel_rmpp_agent(&priv->agent) &&
+	       ib_is_mad_class_rmpp(mad->mad_hdr.mgmt_class) &&
+	       (rmpp->rmpp_hdr.rmpp_rtime_flags & IB_MGMT_RMPP_FLAG_ACTIVE);
+}
+
 static void mad_deliver(struct ib_mad_port *port, struct ib_mad_recv_priv *rp)
 {
 	struct ib_mad *mad = (struct ib_mad *)rp->buf.mad;
@@ -883,7 +898,7 @@ static void mad_deliver(struct ib_mad_port *port, struct ib_mad_recv_priv *rp)
 	}
 	if (ib_response_mad(hdr)) {
 		wr = mad_claim_request(priv, hdr);
-		if (!wr) {
+		if (!wr && !mad_user_rmpp_segment(priv, mad)) {
 			agent_put(priv);
 			goto drop;
 		}

@@ -65,7 +65,7 @@ Section: kernel
 Priority: optional
 Description: clean-room RDMA subsystem for Debian 12's kernel (DKMS source)
  Out-of-tree replacements for the kernel's RDMA modules (ib_core, ib_uverbs,
- ib_cm, iw_cm, rdma_cm, rdma_ucm, rdma_rxe, siw), built by DKMS for every
+ ib_umad, ib_cm, iw_cm, rdma_cm, rdma_ucm, rdma_rxe, siw), built by DKMS for every
  installed 6.1 kernel and installed in updates/, ahead of the in-tree ones.
  .
  With linux-source-6.1 installed, every DKMS build also rebuilds the

@@ -10,44 +10,6 @@
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
-# perftest_pair NAME LIMIT ADDR ARGS...: perftest's server (ARGS) and client
-# (ARGS ADDR) over rdma_cm, each try a fresh pair. perftest -R connects
-# twice, for its parameters and then for the QPs, and its server listens
-# for the second only once the first is done: a client can come too early
-# either time and be turned away. lib.sh's pair() then starts the client
-# alone again, which is right the first time only: turned away the second
-# time, the client leaves its server waiting on a connection whose other
-# end is gone, and the next client waits with it until both are killed.
-# Line-buffered, so that a pair killed at its limit shows how far it got.
-# Output in /tmp/pair.srv and /tmp/pair.cli.
-perftest_pair() {
-	pp_name=$1 pp_limit=$2 pp_addr=$3
-	shift 3
-	for pp_try in 1 2 3 4 5; do
-		timeout "$pp_limit" stdbuf -oL "$@" >/tmp/pair.srv 2>&1 &
-		pp_spid=$!
-		sleep 1
-		if timeout "$pp_limit" stdbuf -oL "$@" "$pp_addr" >/tmp/pair.cli 2>&1; then
-			pp_crc=0
-		else
-			pp_crc=$?
-		fi
-		[ $pp_crc != 0 ] && [ $pp_try != 5 ] &&
-			grep -qE 'REJECTED|Unexpected CM event .* 8$' /tmp/pair.cli || break
-		echo "note: $pp_name: client turned away (try $pp_try): a fresh pair"
-		kill $pp_spid 2>/dev/null
-		wait $pp_spid 2>/dev/null
-	done
-	if wait $pp_spid; then pp_src=0; else pp_src=$?; fi
-	if [ $pp_crc = 0 ] && [ $pp_src = 0 ]; then
-		ok "$pp_name"
-	else
-		bad "$pp_name (client $pp_crc, server $pp_src)"
-		echo "  --- server:"; cat /tmp/pair.srv
-		echo "  --- client:"; cat /tmp/pair.cli
-	fi
-}
-
 modprobe rdma_ucm || die "modprobe rdma_ucm"
 rxe_up || die "rxe0 up"
 ipv4_gid_index >/dev/null || die "IPv4 GID on rxe0"
@@ -74,7 +36,7 @@ pair "ucmatose -c 20" 300 ucmatose -b $a4 -c 20 -- ucmatose -s $a4 -c 20
 pair "udaddy" 120 udaddy -b $a4 -- udaddy -s $a4
 pair "rdma_server/rdma_client" 120 rdma_server -- rdma_client -s $a4
 for t in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat; do
-	perftest_pair "$t -R" 180 $a4 $t -d rxe0 -R -F -n 200
+	pair "$t -R" 180 $t -d rxe0 -R -F -n 200 -- $t -d rxe0 -R -F -n 200 $a4
 done
 
 # mckey: a receiver joins the group, then a sender joins it and sends; the

@@ -27,8 +27,7 @@ mkdir -p $jdir 2>/dev/null || jdir=/tmp/fuzz_sys
 
 siw_up || die "siw0 up"
 rxe_up || die "rxe0 up"
-# ib_umad is not part of every build of the stack: umad is fuzzed if it loads.
-modprobe ib_umad 2>/dev/null || echo "note: no ib_umad here, umad not fuzzed"
+modprobe ib_umad || bad "modprobe ib_umad: umad not fuzzed"
 ip link add fzv0 type veth peer name fzv1 && ip link set fzv0 up && ip link set fzv1 up ||
 	bad "veth pair for the extra links"
 gi=$(ipv4_gid_index) || die "no IPv4 GID"

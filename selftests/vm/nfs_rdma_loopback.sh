@@ -92,21 +92,8 @@ nfs_round() {
 	[ -z "$bigsum" ] || expect_eq "$dev NFSv$v: $bigsz bytes read back (md5)" \
 		"$(md5sum < $d/big)" "$bigsum"
 	timeout $((60 * tf)) umount $m && ok "$dev NFSv$v: umount" || bad "$dev NFSv$v: umount"
-	[ "$v" = 4.2 ] && nfs_callbacks_round "$dev" "$opts" "$src"
+	[ "$v" = 4.2 ] && nfs_callbacks_mount $m "$opts" "$src" v4.2/deleg
 	echo "round time: $dev NFSv$v $(($(date +%s) - t0)) s"
-}
-
-# nfs_callbacks_round DEV OPTS SRC: the backchannel checks on a mount of
-# their own: the round's reads leave read delegations on other files that
-# the client gives back lazily, and nfs_recall would take any of them for
-# the recalled one (nfsd lists every client's delegations).
-nfs_callbacks_round() {
-	if ! timeout $((120 * tf)) mount -o "$2" "$3" $m; then
-		bad "$1 NFSv4.2: mount for the callback checks"
-		return
-	fi
-	nfs_local_callbacks $m v4.2/deleg
-	timeout $((60 * tf)) umount $m || bad "$1 NFSv4.2: umount after the callback checks"
 }
 
 mkdir -p $m

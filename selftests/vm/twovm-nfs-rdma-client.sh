@@ -38,24 +38,6 @@ server_up() {
 	echo original > "$export_dir/deleg"
 }
 
-# client_callbacks OPTS SRC: the client's half of the NFSv4.2 backchannel
-# checks (selftests/nfs.sh): deleg held open while the server recalls it;
-# the client must answer CB_RECALL through our backchannel and return it.
-# On a mount of its own: the round's reads leave read delegations on other
-# files, given back lazily, which the server's nfs_recall would take for
-# the recalled one. The exchanges happen whatever fails, to stay in step.
-client_callbacks() {
-	echo "--- NFSv4.2 backchannel: a delegation recalled"
-	if timeout -s KILL $((120 * tf)) mount -t nfs -o "$1" "$2" $mnt; then
-		nfs_client_callbacks $mnt
-		timeout -s KILL $((60 * tf)) umount $mnt || bad "umount after the callback checks"
-	else
-		bad "NFSv4.2 mount for the callback checks"
-		peer_exchange open-failed >/dev/null
-		peer_exchange x >/dev/null
-	fi
-}
-
 # sums DIR VERS: md5 of every test file of NFS version VERS, in one line;
 # killed if a read hangs
 sums() {
@@ -111,7 +93,7 @@ client_round() {
 		'$1 == "device" { on = ($5 == m) } on && $1 == "xprt:" { print "mountstats:", $0 }' \
 		/proc/self/mountstats
 	timeout -s KILL $((60 * tf)) umount $mnt && ok "umount NFSv$vers" || bad "umount NFSv$vers"
-	[ "$vers" = 4.2 ] && client_callbacks "$opts" "$src"
+	[ "$vers" = 4.2 ] && nfs_callbacks_mount $mnt "$opts" "$src" peer
 	return 0
 }
 

@@ -92,24 +92,6 @@ nfs_client_pass() {
 	umount $m && ok "NFSv$v umount" || bad "NFSv$v umount"
 }
 
-# client_callbacks: the client's half of the backchannel checks, on a
-# mount of its own (nfs_server_callbacks is the server's); the exchanges
-# happen whatever fails, to stay in step with the server.
-client_callbacks() {
-	m=/mnt/nfs
-	echo "--- NFSv4.2 backchannel: a delegation recalled"
-	if [ "$t" = ready ] && timeout $((120 * tf)) mount -t nfs \
-		-o "vers=4.2,proto=rdma,port=20049,soft,timeo=150,retrans=2" \
-		"$(nfs_src "$RDMA_KMOD_PEER_IP" $exp 4.2)" $m; then
-		nfs_client_callbacks $m
-		umount $m || bad "umount after the callback checks"
-	else
-		bad "NFSv4.2 mount for the callback checks"
-		peer_exchange open-failed >/dev/null
-		peer_exchange x >/dev/null
-	fi
-}
-
 nfs_twovm_ready
 
 if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
@@ -157,7 +139,13 @@ else
 			echo "note: the peer's nfsd is not up"
 		fi
 		peer_exchange "$sum" >/dev/null
-		[ "$v" = 4.2 ] && client_callbacks
+		if [ "$v" = 4.2 ]; then
+			cb_src=""
+			[ "$t" = ready ] && cb_src=$(nfs_src "$RDMA_KMOD_PEER_IP" $exp 4.2)
+			mkdir -p /mnt/nfs
+			nfs_callbacks_mount /mnt/nfs \
+				"vers=4.2,proto=rdma,port=20049,soft,timeo=150,retrans=2" "$cb_src" peer
+		fi
 	done
 	# the NFSv4 client lets go of its transports in the background,
 	# its last calls (DESTROY_SESSION...) answered by a server still up

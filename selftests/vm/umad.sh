@@ -5,16 +5,17 @@
 # (umad_abi.py: registration rules, a vendor-class request to our own QP1
 # and its answer, a timeout), the infiniband-diags tools as on the stock
 # stack (ibstat works; SMP tools fail to register QP0 agents: RoCE has no
-# SMI), then the same ABI on an IB port (rdma_fake_ib, LID-routed). ib_umad
-# is not ours: it is the distribution's rebuilt against our tree, so the
-# test is skipped when the run has no ib_umad.ko beside our modules
-# (scripts/vm/run.sh --modules-dir with build/compat/KVER/modules/).
+# SMI), issmN (IsSM in ibstat's capability mask while held, exclusive
+# open), then the same ABI on an IB port (rdma_fake_ib, LID-routed), and
+# last rxe0 removed under open umad/issm files (EIO, EPIPE, EPOLLERR, no
+# hang) with ib_umad unloading afterwards. ib_umad is ours
+# (drivers/core/umad_*.c); the test also runs on the stock stack, where a
+# read blocked at the removal stays blocked (upstream 6.1 looks for the
+# removal only once a MAD is queued; ours wakes it with EIO).
 . "$(dirname "$0")/../lib.sh"
 
-if ! modprobe ib_umad 2>/dev/null; then
-	echo "umad: ib_umad cannot be loaded here, skipped"
-	exit 0
-fi
+need_module ib_umad
+modprobe ib_umad || die "modprobe ib_umad"
 rxe_up || die "rxe0 up"
 read -r abi </sys/class/infiniband_mad/abi_version
 expect_eq "infiniband_mad abi_version" "$abi" 5
@@ -33,6 +34,14 @@ expect_eq "/dev/infiniband/$umad ($dev)" "$perm" "crw-------"
 
 ibstat rxe0 >/tmp/ibstat.out 2>&1 || bad "ibstat rxe0"
 grep -q "Link layer: Ethernet" /tmp/ibstat.out && ok "ibstat rxe0"
+expect_eq "ibstat -l" "$(ibstat -l)" rxe0
+guid=$(sed 's/^\([0-9a-f:]*\):\(....\):\(....\):\(....\):\(....\)$/0x\2\3\4\5/; s/://g' \
+	/sys/class/infiniband/rxe0/ports/1/gids/0)
+expect_eq "ibstat -p (port GUID)" "$(ibstat -p)" "$guid"
+ibstatus >/tmp/ibstatus.out 2>&1 || bad "ibstatus"
+grep -q "^Infiniband device 'rxe0' port 1 status:" /tmp/ibstatus.out &&
+	grep -q "link_layer:.*Ethernet" /tmp/ibstatus.out && ok "ibstatus" ||
+	bad "ibstatus: $(cat /tmp/ibstatus.out)"
 out=$(smpquery -C rxe0 nodeinfo 0 2>&1)
 case "$out" in
 *"client_register for mgmt 1 failed"*) ok "smpquery: no QP0 agent on RoCE (as stock)" ;;
@@ -43,6 +52,30 @@ case "$out" in
 *"No SM/SA found"*) ok "saquery: no SM on RoCE (as stock)" ;;
 *) bad "saquery: $out" ;;
 esac
+
+# issmN: IsSM (bit 1 of the capability mask) while held, one holder.
+cap() { sed -n 's/.*Capability mask: //p' /tmp/ibstat.cap; }
+sm_bit() { ibstat rxe0 1 >/tmp/ibstat.cap 2>&1; echo $(($(cap) >> 1 & 1)); }
+expect_eq "IsSM before issm is opened" "$(sm_bit)" 0
+# (fd 3 is closed for every child that outlives the check it serves.)
+exec 3</dev/infiniband/$issm || bad "open $issm"
+expect_eq "IsSM while $issm is held" "$(sm_bit)" 1
+out=$(python3 -c 'import os, sys
+try:
+    os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+    print("opened")
+except OSError as e:
+    print(e.errno)' /dev/infiniband/$issm)
+expect_eq "second O_NONBLOCK open of $issm" "$out" 11
+python3 -c 'import os, sys; os.open(sys.argv[1], os.O_RDONLY); print("got")' \
+	/dev/infiniband/$issm >/tmp/issm.second 2>&1 3<&- &
+second=$!
+sleep 1
+expect_eq "a blocking second open waits" "$(cat /tmp/issm.second)" ""
+exec 3<&-
+wait $second
+expect_eq "the waiter gets $issm once it is closed" "$(cat /tmp/issm.second)" got
+expect_eq "IsSM cleared after the last close" "$(sm_bit)" 0
 
 gix=$(ipv4_gid_index) || die "IPv4 GID"
 python3 "$RDMA_KMOD_SRC/selftests/vm/umad_abi.py" "/dev/infiniband/$umad" \
@@ -68,6 +101,27 @@ if [ -f $kdir/rdma_fake_ib.ko ] && insmod $kdir/rdma_fake_ib.ko; then
 else
 	echo "umad: no fake IB HCA here, IB part skipped"
 fi
-rdma link delete rxe0 || bad "link delete"
+# rxe0 removed under open files: a blocked reader and reads get EIO,
+# registrations EPIPE, poll EPOLLERR; the removal does not wait for them.
+rm -f /tmp/umad.fifo /tmp/umad.rm
+mkfifo /tmp/umad.fifo
+python3 "$RDMA_KMOD_SRC/selftests/vm/umad_abi.py" "/dev/infiniband/$umad" \
+	removal "/dev/infiniband/$issm" roce "$gix" ::ffff:192.0.2.1 \
+	</tmp/umad.fifo >/tmp/umad.rm 2>&1 &
+holder=$!
+exec 4>/tmp/umad.fifo
+for _ in $(seq 50); do grep -q ready /tmp/umad.rm && break; sleep 0.2; done
+grep -q ready /tmp/umad.rm || bad "removal helper not ready: $(cat /tmp/umad.rm)"
+if timeout 60 rdma link delete rxe0; then
+	ok "rxe0 deleted with umad and issm files open"
+else
+	bad "link delete with umad files open"
+fi
+[ -e "/dev/infiniband/$umad" ] && bad "/dev/infiniband/$umad still there"
+echo go >&4
+exec 4>&-
+wait $holder || bad "removal checks ($? failures)"
+grep -v '^ready' /tmp/umad.rm
 modprobe -r ib_umad || bad "rmmod ib_umad"
+[ -d /sys/class/infiniband_mad ] && bad "class infiniband_mad left behind"
 finish
