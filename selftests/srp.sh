@@ -1,18 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#
-# Shared helpers of the SRP tests (initiator side here): a LIO target
-# through srpt in raw configfs as ULP.md §10.4 does it (a file backstore on
-# tmpfs, a target port in GID form, an ACL for the initiator's port ID), the
-# rdma_cm listener on SRP_PORT, and ib_srp's add_target / delete.
-# Sourced after lib.sh.
+# SRP over RDMA/CM for the VM selftests, both ends (sourced after lib.sh,
+# nvmeof.sh and iscsi.sh, not run): the LIO target through ib_srpt (targetcli
+# or raw configfs, a file backstore on tmpfs, a target port in GID form, an
+# ACL for the initiator's port ID, discovery_auth/rdma_cm_port) and ib_srp's
+# add_target in its RDMA/CM form. ../shared/reference/ULP.md §5, §6 and
+# §10.4 have the facts these steps rely on.
 
-SRP_IMG=/tmp/srp-disk0.img
 SRP_PORT=5555
-SRP_CFS=/sys/kernel/config/target
+SRP_IMG=/tmp/srp-disk0.img
+SRPT_CFS=/sys/kernel/config/target/srpt
 
-# srp_gid_hex IBDEV: GID 0 of port 1 as 32 hex digits.
+# srp_gid_hex DEV: GID[0] of DEV's port 1 as 32 hex digits.
 srp_gid_hex() {
-	tr -d ':\n' </sys/class/infiniband/"$1"/ports/1/gids/0
+	read -r _g </sys/class/infiniband/$1/ports/1/gids/0 || return 1
+	echo "$_g" | tr -d :
 }
 
 # srp_init_id IBDEV [INITIATOR_EXT]: the initiator port ID ib_srp logs in
@@ -22,45 +23,88 @@ srp_init_id() {
 	echo "${2:-0000000000000000}${g#????????????????}"
 }
 
-# srp_target_up IBDEV INIT_ID: LUN 0 = a 128 MiB file on tmpfs, through
-# the srpt port named after IBDEV's GID 0, open to INIT_ID only.
-srp_target_up() {
-	modprobe target_core_mod && modprobe target_core_file && modprobe ib_srpt ||
-		return 1
+# srpt_target_up DEV INITIATOR-ID [configfs]: LUN 0 (a 128 MiB file on
+# tmpfs) behind the target port named by DEV's GID[0] (GID form), open to
+# the initiator port ID INITIATOR-ID (32 hex digits) only, RDMA/CM logins
+# on port SRP_PORT. targetcli unless "configfs" is given. Sets SRPT_WWN
+# (the configfs name) and SRPT_TPG.
+srpt_target_up() {
+	_dev=$1 _iid=$2 _how=${3:-targetcli}
+	SRPT_HOW=$_how
+	_hex=$(srp_gid_hex "$_dev") || return 1
+	SRPT_WWN=0x$_hex
 	truncate -s 128M $SRP_IMG || return 1
-	mkdir -p $SRP_CFS/core/fileio_0/disk0 || return 1
-	echo "fd_dev_name=$SRP_IMG,fd_dev_size=$((128 << 20))" \
-		>$SRP_CFS/core/fileio_0/disk0/control || return 1
-	echo 1 >$SRP_CFS/core/fileio_0/disk0/enable || return 1
-	mkdir -p $SRP_CFS/srpt || return 1
-	echo $SRP_PORT >$SRP_CFS/srpt/discovery_auth/rdma_cm_port || return 1
-	SRP_TPORT=$SRP_CFS/srpt/0x$(srp_gid_hex "$1")
-	SRP_TPG=$SRP_TPORT/tpgt_1
-	SRP_ACL=$SRP_TPG/acls/0x$2
-	mkdir "$SRP_TPORT" "$SRP_TPG" "$SRP_TPG/lun/lun_0" || return 1
-	ln -s $SRP_CFS/core/fileio_0/disk0 "$SRP_TPG/lun/lun_0/disk0" || return 1
-	mkdir "$SRP_ACL" "$SRP_ACL/lun_0" || return 1
-	ln -s "$SRP_TPG/lun/lun_0" "$SRP_ACL/lun_0/lun_0" || return 1
-	echo 1 >"$SRP_TPG/enable"
+	modprobe ib_srpt || return 1
+	if [ "$_how" = targetcli ]; then
+		iscsi_bus_up || return 1
+		printf '%s\n' "set global auto_save_on_exit=false" \
+			"/backstores/fileio create disk0 $SRP_IMG" \
+			"/srpt create ib.$_hex" \
+			"/srpt/ib.$_hex/luns create /backstores/fileio/disk0" \
+			"/srpt/ib.$_hex/acls create ib.$_iid" |
+			targetcli >/tmp/tcli.out 2>&1
+		SRPT_TPG=$(echo $SRPT_CFS/$SRPT_WWN/tpgt_*)
+	else
+		modprobe target_core_file || return 1
+		_b=/sys/kernel/config/target/core/fileio_0/disk0
+		mkdir -p $_b || return 1
+		echo "fd_dev_name=$SRP_IMG,fd_dev_size=$((128 << 20))" >$_b/control || return 1
+		echo 1 >$_b/enable || return 1
+		mkdir -p $SRPT_CFS/$SRPT_WWN/tpg1/lun/lun_0 || return 1
+		SRPT_TPG=$SRPT_CFS/$SRPT_WWN/tpg1
+		ln -s $_b $SRPT_TPG/lun/lun_0/disk0 || return 1
+		mkdir -p $SRPT_TPG/acls/0x$_iid/lun_0 || return 1
+		ln -s $SRPT_TPG/lun/lun_0 $SRPT_TPG/acls/0x$_iid/lun_0/lun0 || return 1
+		echo 1 >$SRPT_TPG/enable || return 1
+	fi
+	echo $SRP_PORT >$SRPT_CFS/discovery_auth/rdma_cm_port || return 1
+	if [ -d "$SRPT_TPG/lun/lun_0" ] && [ -d "$SRPT_TPG/acls/0x$_iid" ] &&
+	   [ "$(cat $SRPT_TPG/enable)" = 1 ] &&
+	   [ "$(cat $SRPT_CFS/discovery_auth/rdma_cm_port)" = $SRP_PORT ]; then
+		return 0
+	fi
+	echo "target as made:"
+	cat /tmp/tcli.out 2>/dev/null
+	find $SRPT_CFS -maxdepth 4 | head -40
+	return 1
 }
 
-# srp_target_down: everything srp_target_up made, then the modules.
-srp_target_down() {
-	if [ -n "${SRP_TPG:-}" ] && [ -d "$SRP_TPG" ]; then
-		echo 0 >"$SRP_TPG/enable"
-		rm -f "$SRP_ACL/lun_0/lun_0"
-		rmdir "$SRP_ACL/lun_0" "$SRP_ACL" 2>/dev/null
-		rm -f "$SRP_TPG/lun/lun_0/disk0"
-		rmdir "$SRP_TPG/lun/lun_0" "$SRP_TPG" "$SRP_TPORT"
+# srpt_target_down: the target port removed, the listener stopped, then
+# LIO's modules and ib_srpt unloaded.
+srpt_target_down() {
+	if [ -n "${SRPT_TPG:-}" ] && [ -d "$SRPT_TPG" ]; then
+		echo 0 >$SRPT_TPG/enable
+		for l in $SRPT_TPG/acls/*/lun_* $SRPT_TPG/lun/lun_*; do
+			[ -d "$l" ] || continue
+			for f in "$l"/*; do [ -L "$f" ] && rm "$f"; done
+			rmdir "$l"
+		done
+		for a in $SRPT_TPG/acls/*; do [ -d "$a" ] && rmdir "$a"; done
+		rmdir $SRPT_TPG && rmdir $SRPT_CFS/$SRPT_WWN ||
+			{ echo "target port not removed"; return 1; }
 	fi
-	[ -d $SRP_CFS/srpt ] && echo 0 >$SRP_CFS/srpt/discovery_auth/rdma_cm_port
-	rmdir $SRP_CFS/srpt 2>/dev/null
-	rmdir $SRP_CFS/core/fileio_0/disk0 $SRP_CFS/core/fileio_0 2>/dev/null
+	SRPT_TPG=""
+	[ -d $SRPT_CFS ] && echo 0 >$SRPT_CFS/discovery_auth/rdma_cm_port
+	# the backstore: targetcli's, or ours by hand
+	if [ "${SRPT_HOW:-}" = targetcli ]; then
+		targetcli clearconfig confirm=True >/tmp/tcli.out 2>&1 ||
+			{ echo "targetcli clearconfig:"; cat /tmp/tcli.out; }
+		[ -z "${ISCSI_BUS_PID:-}" ] || kill "$ISCSI_BUS_PID"
+		ISCSI_BUS_PID=""
+	fi
+	SRPT_HOW=""
+	_b=/sys/kernel/config/target/core/fileio_0
+	[ -d $_b/disk0 ] && rmdir $_b/disk0
+	[ -d $_b ] && rmdir $_b
+	[ -d $SRPT_CFS ] && rmdir $SRPT_CFS
+	# targetcli loads every fabric; its configfs directory holds it
+	[ -d /sys/kernel/config/target/iscsi ] && rmdir /sys/kernel/config/target/iscsi
 	rm -f $SRP_IMG
-	SRP_TPG=""
-	modprobe -r ib_srpt target_core_file 2>/dev/null
-	modprobe -r target_core_mod 2>/dev/null
-	! lsmod | grep -q '^ib_srpt '
+	for m in ib_srpt iscsi_target_mod target_core_file target_core_iblock target_core_pscsi \
+		target_core_user target_core_mod; do
+		[ -d /sys/module/$m ] || continue
+		modprobe -r $m || { lsmod | grep -E 'target|srpt'; return 1; }
+	done
 }
 
 # srp_target_sum: md5 of the first 32 MiB of the backstore file.
@@ -68,14 +112,24 @@ srp_target_sum() {
 	dd if=$SRP_IMG bs=1M count=32 2>/dev/null | md5sum | cut -d' ' -f1
 }
 
+# srp_ours NAME...: on our stack the loaded NAME is ours (updates/, our
+# description), not a rebuilt in-tree consumer.
+srp_ours() {
+	[ "$RDMA_KMOD_STACK" = ours ] || return 0
+	for nm in "$@"; do
+		from_updates "$nm" && modinfo -F description "$nm" | grep -q rdma-kmod &&
+			ok "$nm loaded is ours" || bad "$nm loaded is not ours"
+	done
+}
+
 # srp_rports: the srp_remote_ports entries, one a line.
 srp_rports() {
 	ls /sys/class/srp_remote_ports/ 2>/dev/null
 }
 
-# srp_login IBDEV OPTIONS: writes OPTIONS to IBDEV's add_target; sets
+# srp_add_target IBDEV OPTIONS: writes OPTIONS to IBDEV's add_target; sets
 # SRP_HOST (hostN), SRP_RPORT and SRP_DEV (/dev/sdX of LUN 0).
-srp_login() {
+srp_add_target() {
 	# no udev in the VM: the disk driver comes by hand
 	modprobe sd_mod || return 1
 	before=$(srp_rports)
@@ -89,12 +143,33 @@ srp_login() {
 	n=${n%%:*}
 	SRP_HOST=host$n
 	SRP_DEV=""
-	for _ in $(seq 60); do
+	for _ in $(seq 120); do
 		b=$(ls /sys/class/scsi_host/$SRP_HOST/device/target$n:0:0/$n:0:0:0/block/ 2>/dev/null)
 		[ -n "$b" ] && [ -b /dev/$b ] && { SRP_DEV=/dev/$b; return 0; }
 		sleep 0.5
 	done
 	return 1
+}
+
+# srp_login DEV SRC DEST GUID [ib_srp parameters]: ib_srp logs in to DEST
+# (IP) on SRP_PORT through DEV, the target's service GUID being GUID
+# (0x + 16 hex); sets SRP_DEV to the LUN's /dev/sdX.
+srp_login() {
+	_dev=$1 _src=$2 _dst=$3 _g=${4#0x}
+	shift 4
+	[ -d /sys/module/ib_srp ] || modprobe ib_srp "$@" || { bad "modprobe ib_srp"; return 1; }
+	_at=/sys/class/infiniband_srp/srp-$_dev-1/add_target
+	for _ in $(seq 20); do [ -e $_at ] && break; sleep 0.5; done
+	if ! srp_add_target "$_dev" \
+		"id_ext=$_g,ioc_guid=$_g,initiator_ext=0000000000000000,src=$_src,dest=$_dst:$SRP_PORT" \
+		2>/tmp/srp.err; then
+		bad "ib_srp add_target dest=$_dst:$SRP_PORT over $_dev: $(cat /tmp/srp.err)"
+		ls -l /sys/class/srp_remote_ports/
+		dmesg | tail -20
+		return 1
+	fi
+	ok "ib_srp logged in to $_dst:$SRP_PORT over $_dev: LUN 0 is $SRP_DEV ($(cat /sys/block/${SRP_DEV#/dev/}/device/vendor))"
+	expect_eq "$SRP_HOST id_ext" "$(cat /sys/class/scsi_host/$SRP_HOST/id_ext)" "0x$_g"
 }
 
 # srp_logout: deletes SRP_RPORT and waits until its SCSI host is gone.
@@ -107,4 +182,19 @@ srp_logout() {
 		sleep 0.5
 	done
 	return 1
+}
+
+# srp_logout_all: every SRP remote port deleted, its disk gone, ib_srp
+# unloaded.
+srp_logout_all() {
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] && echo 1 >"$p/delete"
+	done
+	for _ in $(seq 30); do
+		[ -z "$(srp_rports)" ] && break
+		sleep 1
+	done
+	expect_eq "no SRP remote port left" "$(ls /sys/class/srp_remote_ports/ 2>/dev/null)" ""
+	modprobe -r ib_srp || bad "ib_srp unload"
+	modprobe -r scsi_transport_srp 2>/dev/null
 }

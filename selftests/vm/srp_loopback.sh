@@ -22,13 +22,13 @@ for kind in ${SRP_DRIVERS:-rxe siw}; do
 	echo "--- $kind"
 	if [ $kind = rxe ]; then rxe_up || die "rxe0 up"; else siw_up || die "siw0 up"; fi
 	iid=$(srp_init_id $dev)
-	if ! srp_target_up $dev "$iid"; then
+	if ! srpt_target_up $dev "$iid" configfs; then
 		bad "srpt target on $dev"
-		srp_target_down
+		srpt_target_down
 		rdma link delete $dev
 		continue
 	fi
-	ok "srpt target port $(basename "$SRP_TPORT"), ACL 0x$iid, rdma_cm_port $SRP_PORT"
+	ok "srpt target port $SRPT_WWN, ACL 0x$iid, rdma_cm_port $SRP_PORT"
 	modprobe ib_srp || die "modprobe ib_srp"
 	iscsi_ours ib_srp
 	[ -d /sys/class/infiniband_srp/srp-$dev-1 ] &&
@@ -37,7 +37,7 @@ for kind in ${SRP_DRIVERS:-rxe siw}; do
 	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
 	g=${g#0x}
 	opts="id_ext=$g,ioc_guid=$g,initiator_ext=0000000000000000,dest=$mine:$SRP_PORT,src=$mine"
-	if srp_login $dev "$opts"; then
+	if srp_add_target $dev "$opts"; then
 		ok "logged in: $SRP_RPORT, $SRP_HOST, $SRP_DEV"
 		h=/sys/class/scsi_host/$SRP_HOST
 		expect_eq "id_ext" "$(cat $h/id_ext)" "0x$g"
@@ -67,7 +67,7 @@ for kind in ${SRP_DRIVERS:-rxe siw}; do
 	srp_logout || bad "remote port delete"
 	[ -z "$(srp_rports)" ] && ok "no remote port left" || bad "remote ports left: $(srp_rports)"
 	modprobe -r ib_srp || bad "ib_srp unload"
-	srp_target_down || bad "target teardown"
+	srpt_target_down || bad "target teardown"
 	rdma link delete $dev || bad "link delete $dev"
 done
 finish

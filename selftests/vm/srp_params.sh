@@ -53,13 +53,13 @@ modprobe ib_srp cmd_sg_entries=300 indirect_sg_entries=100 || die "modprobe ib_s
 expect_eq "cmd_sg_entries clamped" "$(cat $p/cmd_sg_entries) $(cat $p/indirect_sg_entries)" "255 255"
 modprobe -r ib_srp || bad "ib_srp unload"
 
-srp_target_up rxe0 "$(srp_init_id rxe0)" || die "srpt target"
+srpt_target_up rxe0 "$(srp_init_id rxe0)" configfs || die "srpt target"
 g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
 g=${g#0x}
 for mode in "never_register=1" "register_always=0"; do
 	echo "--- ib_srp $mode"
 	modprobe ib_srp $mode || { bad "modprobe ib_srp $mode"; continue; }
-	if srp_login rxe0 "id_ext=$g,ioc_guid=$g,dest=$mine:$SRP_PORT,ch_count=1,queue_size=16,max_cmd_per_lun=8"; then
+	if srp_add_target rxe0 "id_ext=$g,ioc_guid=$g,dest=$mine:$SRP_PORT,ch_count=1,queue_size=16,max_cmd_per_lun=8"; then
 		h=/sys/class/scsi_host/$SRP_HOST
 		expect_eq "ch_count, can_queue, cmd_per_lun" \
 			"$(cat $h/ch_count $h/can_queue $h/cmd_per_lun | tr '\n' ' ')" "1 16 8 "
@@ -73,6 +73,6 @@ for mode in "never_register=1" "register_always=0"; do
 	srp_logout || bad "remote port delete"
 	modprobe -r ib_srp || bad "ib_srp unload"
 done
-srp_target_down || bad "target teardown"
+srpt_target_down || bad "target teardown"
 rdma link delete rxe0 || bad "link delete rxe0"
 finish

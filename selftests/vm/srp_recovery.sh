@@ -37,11 +37,11 @@ wait_gone() {
 login() {
 	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
 	g=${g#0x}
-	srp_login rxe0 "id_ext=$g,ioc_guid=$g,initiator_ext=0000000000000000,dest=$mine:$SRP_PORT,src=$mine"
+	srp_add_target rxe0 "id_ext=$g,ioc_guid=$g,initiator_ext=0000000000000000,dest=$mine:$SRP_PORT,src=$mine"
 }
 
 rxe_up || die "rxe0 up"
-srp_target_up rxe0 "$(srp_init_id rxe0)" || die "srpt target"
+srpt_target_up rxe0 "$(srp_init_id rxe0)" configfs || die "srpt target"
 modprobe ib_srp || die "modprobe ib_srp"
 iscsi_ours ib_srp
 login || die "login"
@@ -60,7 +60,7 @@ echo "--- target port disabled under I/O"
 dd if="$SRP_DEV" of=/dev/null bs=64k iflag=direct count=1000000 2>/tmp/dd.err &
 dd_pid=$!
 sleep 2
-echo 0 >"$SRP_TPG/enable"
+echo 0 >"$SRPT_TPG/enable"
 wait_state $SRP_RPORT blocked 15 && ok "rport blocked" || bad "rport not blocked: $(cat $r/state)"
 wait_state $SRP_RPORT fail-fast 20 && ok "rport fail-fast after fast_io_fail_tmo" ||
 	bad "rport not fail-fast: $(cat $r/state)"
@@ -68,7 +68,7 @@ wait_gone $dd_pid 30 && ok "reader failed ($(tail -1 /tmp/dd.err))" ||
 	{ bad "reader still running"; kill $dd_pid; }
 [ "$(cat $r/failed_reconnects)" -gt 0 ] && ok "reconnects refused: $(cat $r/failed_reconnects)" ||
 	bad "no failed reconnect"
-echo 1 >"$SRP_TPG/enable"
+echo 1 >"$SRPT_TPG/enable"
 wait_state $SRP_RPORT running 30 && ok "rport running again after reconnect" ||
 	bad "rport not running: $(cat $r/state)"
 expect_eq "8 MiB read back after the reconnect" \
@@ -85,5 +85,5 @@ timeout 120 rdma link delete rxe0 && ok "rxe0 deleted under a live target" || ba
 wait_gone $dd_pid 30 && ok "reader ended" || { bad "reader still running"; kill $dd_pid; }
 SRP_RPORT=""
 modprobe -r ib_srp || bad "ib_srp unload"
-srp_target_down || bad "target teardown"
+srpt_target_down || bad "target teardown"
 finish

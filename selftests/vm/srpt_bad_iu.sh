@@ -20,7 +20,7 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nvmeof.sh"
 . "$RDMA_KMOD_SRC/selftests/iscsi.sh"
-. "$RDMA_KMOD_SRC/selftests/srpt.sh"
+. "$RDMA_KMOD_SRC/selftests/srp.sh"
 
 tool=$RDMA_KMOD_TOOLS/srp_bad_initiator
 [ -x "$tool" ] || die "no $tool (make tools)"
@@ -80,7 +80,7 @@ if srp_login rxe0 "$mine" "$mine" "$guid"; then
 		bad "I/O over the SRQ channels"
 	fi
 fi
-srp_logout
+srp_logout_all
 srpt_target_down || bad "target teardown"
 expect_eq "no cm_id left" "$(rdma res show cm_id 2>&1 | grep -c .)" 0
 rdma link delete rxe0 || bad "link delete rxe0"

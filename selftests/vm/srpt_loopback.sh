@@ -14,7 +14,7 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nvmeof.sh"
 . "$RDMA_KMOD_SRC/selftests/iscsi.sh"
-. "$RDMA_KMOD_SRC/selftests/srpt.sh"
+. "$RDMA_KMOD_SRC/selftests/srp.sh"
 
 need_module ib_srp ib_srpt
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
@@ -40,7 +40,7 @@ for kind in ${SRP_DRIVERS:-rxe siw}; do
 			expect_eq "first 32 MiB: initiator's read = target's file" \
 				"$NVMEOF_SUM" "$(srp_target_sum)"
 		fi
-		srp_logout
+		srp_logout_all
 	else
 		bad "LIO target on $dev"
 	fi

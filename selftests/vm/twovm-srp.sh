@@ -38,8 +38,8 @@ if [ $role = target ]; then
 	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
 	iid=$(peer_exchange "${g#0x}")
 	t=fail
-	srp_target_up rxe0 "$iid" && t=ready
-	[ $t = ready ] && ok "srpt target port $(basename "$SRP_TPORT"), ACL 0x$iid" ||
+	srpt_target_up rxe0 "$iid" configfs && t=ready
+	[ $t = ready ] && ok "srpt target port $SRPT_WWN, ACL 0x$iid" ||
 		bad "srpt target"
 	peer_exchange $t >/dev/null
 	sum=$(peer_exchange x)
@@ -47,7 +47,7 @@ if [ $role = target ]; then
 		expect_eq "first 32 MiB: peer initiator's read = this target's file" \
 			"$sum" "$(srp_target_sum)"
 	peer_barrier
-	srp_target_down || bad "target teardown"
+	srpt_target_down || bad "target teardown"
 else
 	echo "--- initiator ($RDMA_KMOD_STACK)"
 	g=$(peer_exchange "$(srp_init_id rxe0)")
@@ -56,7 +56,7 @@ else
 	modprobe ib_srp || die "modprobe ib_srp"
 	iscsi_ours ib_srp
 	opts="id_ext=$g,ioc_guid=$g,initiator_ext=0000000000000000,dest=$RDMA_KMOD_PEER_IP:$SRP_PORT,src=$mine"
-	if [ "$t" = ready ] && srp_login rxe0 "$opts"; then
+	if [ "$t" = ready ] && srp_add_target rxe0 "$opts"; then
 		ok "logged in to the peer: $SRP_RPORT, $SRP_HOST, $SRP_DEV"
 		expect_eq "id_ext" "$(cat /sys/class/scsi_host/$SRP_HOST/id_ext)" "0x$g"
 		nvmeof_io "$SRP_DEV"

@@ -12,7 +12,7 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nvmeof.sh"
 . "$RDMA_KMOD_SRC/selftests/iscsi.sh"
-. "$RDMA_KMOD_SRC/selftests/srpt.sh"
+. "$RDMA_KMOD_SRC/selftests/srp.sh"
 
 state=ready
 if [ "$RDMA_KMOD_ROLE" = client ]; then
@@ -82,7 +82,7 @@ else
 		peer_exchange x >/dev/null
 		bad "no disk from the peer's target"
 	fi
-	srp_logout
+	srp_logout_all
 	peer_barrier
 	rdma link delete rxe0 || bad "link delete rxe0"
 fi

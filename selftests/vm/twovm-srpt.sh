@@ -14,7 +14,7 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nvmeof.sh"
 . "$RDMA_KMOD_SRC/selftests/iscsi.sh"
-. "$RDMA_KMOD_SRC/selftests/srpt.sh"
+. "$RDMA_KMOD_SRC/selftests/srp.sh"
 
 state=ready
 if [ "$RDMA_KMOD_ROLE" = client ]; then
@@ -56,7 +56,7 @@ else
 		echo "note: no disk from the peer's target"
 	fi
 	peer_exchange "${NVMEOF_SUM:-none}" >/dev/null
-	srp_logout
+	srp_logout_all
 	peer_barrier
 fi
 rdma link delete rxe0 || bad "link delete rxe0"
