@@ -8,8 +8,9 @@
 # the reference (stock kernel, upstream siw) and on ours. Then, with MPA
 # CRC off (the default), transfers big enough for zero-copy transmit:
 # rping -S 65535 -v (RDMA Read Response and Write payload, compared) and
-# perftest -R send/write/read at several sizes; on ours zero copy is
-# switched on through debugfs and its byte counter must grow.
+# perftest -R send/write/read at several sizes, rc_soak overwriting each
+# buffer as it completes; on ours zero copy is switched on through debugfs
+# and its byte counter must grow.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 
@@ -42,6 +43,16 @@ for bw in ib_send_bw ib_write_bw ib_read_bw; do
 			$bw -d siw0 -R -F -s $sz -n 100 $a4
 	done
 done
+# A completed Send's or Write's buffer is the application's again: rc_soak's
+# client overwrites it at each completion while the server checks every byte
+# (a zero-copy transmit that completed before TCP let go of the pages sent
+# the overwritten bytes; chunks big enough for zero copy).
+soak=$RDMA_KMOD_SRC/build/tools/rc_soak
+pair "rc_soak, buffers reused at completion" 300 \
+	"$soak" --server --dev siw0 --port 7471 --seed 7 -- \
+	"$soak" --client $a4 --dev siw0 --port 7471 --seed 7 --bytes $((8 << 20)) \
+	--chunk 16384 --family all
+grep -h '^rc_soak: ' /tmp/pair.cli /tmp/pair.srv | grep -v listening
 if [ "$RDMA_KMOD_STACK" = ours ]; then
 	read -r zc1 <$zc/zcopy_bytes
 	read -r zcp <$zc/zcopy_pages

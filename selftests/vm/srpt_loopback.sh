@@ -20,11 +20,8 @@ need_module ib_srp ib_srpt
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 for kind in ${SRP_DRIVERS:-rxe siw}; do
 	echo "--- $kind"
-	# On siw0 ib_srp uses no fast registration: it remaps an MR whose
-	# LOCAL_INV is still queued, which our siw refuses (EBUSY, "Failed
-	# to map data"); the target's side is the same either way.
-	if [ $kind = rxe ]; then rxe_up || die "rxe0 up"; how=targetcli reg=""
-	else siw_up || die "siw0 up"; how=configfs reg=never_register=1; fi
+	if [ $kind = rxe ]; then rxe_up || die "rxe0 up"; how=targetcli
+	else siw_up || die "siw0 up"; how=configfs; fi
 	dev=${kind}0
 	hex=$(srp_gid_hex $dev)
 	# initiator_ext 0, then GID[0]'s interface ID (ib_srp's RDMA/CM login)
@@ -33,7 +30,7 @@ for kind in ${SRP_DRIVERS:-rxe siw}; do
 		ok "LIO target $SRPT_WWN on $dev ($how), ACL 0x$iid"
 		srp_ours ib_srpt
 		guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
-		if srp_login $dev "$mine" "$mine" "$guid" $reg; then
+		if srp_login $dev "$mine" "$mine" "$guid"; then
 			dmesg | grep -q "ib_srpt Received SRP_LOGIN_REQ with i_port_id .* it_iu_len 8260" &&
 				ok "target logged the login" || bad "no SRP_LOGIN_REQ line"
 			nvmeof_io "$SRP_DEV"

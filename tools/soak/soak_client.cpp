@@ -38,6 +38,21 @@ struct Client {
 		c.send_msg(0, kWrCtl << 32, 0);
 	}
 
+	// scribble: a completed SEND's or WRITE's buffer is the application's
+	// again; overwriting it at once must not change what the server gets
+	// (a provider that completes while its transport still holds the
+	// pages would send the scribble).
+	void scribble(uint64_t wr_id)
+	{
+		const uint64_t kind = wr_id >> 32;
+		const unsigned int slot = unsigned(wr_id);
+
+		if (kind == kWrCtl || kind == kWrData)
+			std::memset(c.send_buf(int(slot)), 0x5a, kMsgBuf);
+		else if (kind == kWrWrite)
+			std::memset(c.window + size_t(slot) * plan.chunk, 0x5a, plan.chunk);
+	}
+
 	// wait_all: SENDS send-side completions and, if ACK, one ACK message.
 	void wait_all(int sends, bool ack)
 	{
@@ -46,6 +61,7 @@ struct Client {
 		while (sends > 0 || ack) {
 			c.poll(wc);
 			if (!(wc.wr_id & kRecvTag)) {
+				scribble(wc.wr_id);
 				sends--;
 				continue;
 			}

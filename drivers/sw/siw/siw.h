@@ -208,11 +208,19 @@ struct siw_mem {
 	unsigned long npages;
 	unsigned long first_off;	/* offset of va in pages[0] */
 
-	/* SIW_MEM_FAST */
+	/*
+	 * SIW_MEM_FAST. ib_map_mr_sg() may run while the MR is still valid
+	 * (a LOCAL_INV posted, not executed yet): it fills the staged list,
+	 * which the REG_MR work request makes current.
+	 */
 	u64 *pbl;			/* page addresses (kernel virtual) */
 	u32 pbl_max;
 	u32 pbl_num;
 	u32 page_size;
+	u64 *pbl_staged;
+	u32 pbl_staged_num;
+	u32 page_size_staged;
+	bool pbl_staged_new;		/* mapped since the last REG_MR */
 };
 
 struct siw_mr {

@@ -23,6 +23,7 @@ static void siw_mem_release(struct kref *ref)
 		ib_umem_release(mem->umem);
 	kvfree(mem->pages);
 	kfree(mem->pbl);
+	kfree(mem->pbl_staged);
 	atomic_dec(&mem->sdev->num_mr);
 	kfree(mem);
 }
@@ -364,7 +365,8 @@ struct ib_mr *siw_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	if (IS_ERR(mem))
 		return ERR_CAST(mem);
 	mem->pbl = kcalloc(max_sg, sizeof(*mem->pbl), GFP_KERNEL);
-	if (!mem->pbl) {
+	mem->pbl_staged = kcalloc(max_sg, sizeof(*mem->pbl), GFP_KERNEL);
+	if (!mem->pbl || !mem->pbl_staged) {
 		err = -ENOMEM;
 		goto err_put;
 	}
@@ -389,9 +391,9 @@ static int siw_set_page(struct ib_mr *base, u64 addr)
 {
 	struct siw_mem *mem = to_siw_mr(base)->mem;
 
-	if (mem->pbl_num >= mem->pbl_max)
+	if (mem->pbl_staged_num >= mem->pbl_max)
 		return -ENOMEM;
-	mem->pbl[mem->pbl_num++] = addr;
+	mem->pbl_staged[mem->pbl_staged_num++] = addr;
 	return 0;
 }
 
@@ -400,11 +402,10 @@ int siw_map_mr_sg(struct ib_mr *base, struct scatterlist *sg, int nents,
 {
 	struct siw_mem *mem = to_siw_mr(base)->mem;
 
-	/* a registered MR must be invalidated before it is remapped */
-	if (READ_ONCE(mem->valid))
-		return -EBUSY;
-	mem->pbl_num = 0;
-	mem->page_size = base->page_size;
+	/* staged only: a still valid registration keeps its pages */
+	mem->pbl_staged_num = 0;
+	mem->page_size_staged = base->page_size;
+	mem->pbl_staged_new = true;
 	return ib_sg_to_pages(base, sg, nents, sg_off, siw_set_page);
 }
 
@@ -430,6 +431,13 @@ int siw_mem_reg(struct siw_device *sdev, struct ib_pd *pd,
 		return -EINVAL;
 	if (READ_ONCE(mem->valid))
 		return -EBUSY;
+	/* a REG_MR without a new mapping registers the current pages again */
+	if (mem->pbl_staged_new) {
+		swap(mem->pbl, mem->pbl_staged);
+		mem->pbl_num = mem->pbl_staged_num;
+		mem->page_size = mem->page_size_staged;
+		mem->pbl_staged_new = false;
+	}
 	mem->stag = key;
 	mem->perms = access;
 	mem->va = ibmr->iova;

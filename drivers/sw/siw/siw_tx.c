@@ -8,7 +8,7 @@
  * zero copy, payload pages handed to TCP by reference. A full socket
  * leaves the rest there, with a cursor at the exact byte, until
  * write_space kicks the work again. A Send or Write completes as soon as
- * TCP has taken all of it (TCP holds its own page references).
+ * TCP has taken all of it: copied if it is signalled (siw_tx_zcopy_ok).
  */
 #include <linux/crc32c.h>
 #include <linux/mm.h>
@@ -173,7 +173,11 @@ static bool siw_tx_room(struct siw_qp *qp, u32 hdr_len, u32 n)
  * Zero copy only without MPA CRC: the CRC is computed when the FPDU is
  * framed, but TCP may retransmit from the pages after the work request
  * completed and the application changed them, and the peer would then
- * see a CRC error. Inline data and Read Requests are always copied.
+ * see a CRC error. Inline data and Read Requests are always copied, and
+ * so are signalled Sends and Writes (siw_tx_frame_sqe): their completion
+ * hands the buffer back, while TCP (or, on loopback, the peer's receive
+ * queue) may still hold its pages, and a reused buffer would go out
+ * changed.
  */
 static bool siw_tx_zcopy_ok(struct siw_qp *qp)
 {
@@ -421,7 +425,8 @@ static int siw_tx_frame_sqe(struct siw_qp *qp, struct socket *sock)
 	u32 hdr_len = tagged ? sizeof(struct iwarp_tagged_hdr) :
 			       sizeof(struct iwarp_untagged_hdr);
 	u32 max = siw_fpdu_payload_max(sock, hdr_len);
-	bool zc = !(sqe->flags & SIW_WQE_INLINE) && siw_tx_zcopy_ok(qp);
+	bool zc = !(sqe->flags & SIW_WQE_INLINE) &&
+		  !siw_sqe_is_signalled(qp, sqe) && siw_tx_zcopy_ok(qp);
 
 	siw_tx_reset(qp);
 	do {
