@@ -31,7 +31,7 @@ for stack in stock ours; do
 	echo "bench: $stack stack (NFS)"
 	bench_run $stack perf-nfs.sh "$out/$stack-nfs.tsv"
 	# Block storage: iSER and SRP on rxe0, iSCSI over TCP as the yardstick
-	# (issue 15); SRP on the stock stack only (ours has none yet).
+	# (issue 15).
 	echo "bench: $stack stack (block)"
 	bench_run $stack perf-block.sh "$out/$stack-block.tsv"
 done
@@ -79,7 +79,7 @@ END {
 	echo "(selftests/bench/perf-block.sh): libaio, direct I/O, 1 MiB sequential at"
 	echo "queue depth 8, 4 KiB random read at queue depth 32; usec is fio's mean"
 	echo "completion latency; 4 KiB IOPS = MB/s * 10^6 / 4096. iscsi_tcp is the same"
-	echo "target over TCP on the same address; srp is stock only (ours has no SRP yet)."
+	echo "target over TCP on the same address."
 	echo
 	table "$out/stock-block.tsv" "$out/ours-block.tsv"
 } >"$out/results.md"

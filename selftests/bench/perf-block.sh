@@ -7,8 +7,7 @@
 #   iser       iSCSI over RDMA: ib_isert and ib_iser (ours or stock),
 #   iscsi_tcp  iSCSI over TCP to the same address and port, the portal's
 #              iSER child switched off: the yardstick,
-#   srp        SRP over rdma_cm: ib_srpt and ib_srp, on the stock stack only
-#              (ours has no SRP yet: no rows, "-" in the table).
+#   srp        SRP over rdma_cm: ib_srpt and ib_srp (ours or stock).
 # Each: 1 MiB sequential write and read at queue depth 8, 4 KiB random
 # read at queue depth 32 (libaio, direct I/O on /dev/sdX, BENCH_SECONDS
 # each). One line per result (fio.sh):
@@ -137,17 +136,15 @@ if iscsi_target_up "$ip"; then
 	# before ib_iser goes (iscsi.sh): libiscsi goes with the last of them
 	modprobe -r iscsi_tcp
 
-	# SRP: the stock stack's in-tree ib_srpt and ib_srp
-	if [ "$RDMA_KMOD_STACK" = stock ]; then
-		srp_wwn=""
-		if srp_up "$ip"; then
-			block_rows srp "$DISK"
-		else
-			echo "BENCH srp_login - - -"
-			dmesg | grep -i srp | tail -20
-		fi
-		srp_down
+	# SRP: ib_srpt and ib_srp of the stack under test
+	srp_wwn=""
+	if srp_up "$ip"; then
+		block_rows srp "$DISK"
+	else
+		echo "BENCH srp_login - - -"
+		dmesg | grep -i srp | tail -20
 	fi
+	srp_down
 else
 	echo "BENCH block_target - - -"
 fi

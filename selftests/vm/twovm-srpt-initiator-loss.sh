@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Issue 15, a fault case: an initiator lost while the target keeps serving
+# another. Our ib_srpt (vm1, LIO, configfs) exports one LUN to two SRP
+# initiators: the peer's ib_srp over the link and vm1's own ib_srp over
+# rxe0 in loopback, each writing and verifying its own 32 MiB of the disk
+# with fio. Under that I/O the peer deletes its rxe0 (the initiator's link
+# removed): vm1's fio must go on and verify every block, the target must
+# log the lost initiator's channel out, and afterwards the target port and
+# every module must go, with no kernel report on either side.
+set -u
+. "$RDMA_KMOD_SRC/selftests/lib.sh"
+. "$RDMA_KMOD_SRC/selftests/nvmeof.sh"
+. "$RDMA_KMOD_SRC/selftests/iscsi.sh"
+. "$RDMA_KMOD_SRC/selftests/srp.sh"
+
+state=ready
+if [ "$RDMA_KMOD_ROLE" = client ]; then
+	( need_module ib_srpt ib_srp ) || state=blocked
+fi
+wait_peer
+other=$(peer_exchange $state)
+[ $state = ready ] || die "ib_srpt/ib_srp not usable here"
+[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
+mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
+rxe_up || die "rxe0 up"
+
+# fio_verify NAME DEV OFFSET SECONDS: random writes with crc32c verification
+# on 32 MiB of DEV from OFFSET, in the background (FIO its pid).
+fio_verify() {
+	timeout 300 fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
+		--iodepth=16 --rw=randwrite --bs=4k --offset="$3" --size=32M \
+		--time_based --runtime="$4" --verify=crc32c \
+		--output=/tmp/fio-"$1".out >/dev/null 2>&1 &
+	FIO=$!
+}
+
+if [ "$RDMA_KMOD_ROLE" = client ]; then
+	echo "--- target and a local initiator ($RDMA_KMOD_STACK)"
+	iid=$(peer_exchange x)
+	t=fail
+	srpt_target_up rxe0 "$iid" configfs && t=ready
+	[ $t = ready ] && ok "LIO target $SRPT_WWN, ACL 0x$iid (the peer)" || bad "LIO target"
+	# a second ACL: this VM's own initiator port ID
+	lid=$(srp_init_id rxe0)
+	a=$SRPT_TPG/acls/0x$lid
+	mkdir -p "$a/lun_0" && ln -s "$SRPT_TPG/lun/lun_0" "$a/lun_0/lun0" ||
+		bad "ACL 0x$lid"
+	srp_ours ib_srpt
+	guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
+	peer_exchange "$t,$guid" >/dev/null
+	go=$(peer_exchange x)
+	local=none
+	if [ $t = ready ] && srp_login rxe0 "$mine" "$mine" "$guid"; then
+		local=$SRP_DEV
+		srp_ours ib_srp
+	fi
+	if [ "$go" = running ] && [ "$local" != none ]; then
+		fio_verify local "$local" 64M 40
+		sleep 5
+		peer_exchange delete >/dev/null
+		# the peer's link is gone: its channel is logged out (a DREQ,
+		# or the CM's timeout) while this VM's own one keeps working
+		gone=""
+		for _ in $(seq 90); do
+			dmesg | grep -q "ib_srpt: 0x$iid logged out\|ib_srpt: $iid logged out" &&
+				{ gone=1; break; }
+			sleep 1
+		done
+		[ -n "$gone" ] && ok "the lost initiator's channel logged out" ||
+			bad "the lost initiator's channel is still there"
+		wait $FIO
+		expect_eq "local fio (verified) while the other initiator was lost" $? 0
+		grep -E "err=|verify" /tmp/fio-local.out | head -3
+		dd if="$local" of=/dev/null bs=1M count=8 iflag=direct 2>/dev/null &&
+			ok "local disk still readable" || bad "local disk not readable"
+	else
+		bad "no I/O to lose an initiator under (peer $go, local disk $local)"
+		peer_exchange delete >/dev/null
+	fi
+	peer_barrier
+	srp_logout_all
+	srpt_target_down || bad "target teardown"
+	expect_eq "no cm_id left" "$(rdma res show cm_id 2>&1 | grep -c .)" 0
+	rdma link delete rxe0 || bad "link delete rxe0"
+else
+	echo "--- the initiator that is lost ($RDMA_KMOD_STACK)"
+	hex=$(srp_gid_hex rxe0)
+	peer_exchange 0000000000000000${hex#????????????????} >/dev/null
+	t=$(peer_exchange x)
+	if [ "${t%%,*}" = ready ] &&
+	   srp_login rxe0 "$mine" "$RDMA_KMOD_PEER_IP" "${t#*,}" never_register=1; then
+		for f in /sys/class/srp_remote_ports/port-*/fast_io_fail_tmo; do
+			echo 5 >"$f"
+		done
+		echo 10 >/sys/block/${SRP_DEV#/dev/}/device/timeout
+		fio_verify lost "$SRP_DEV" 0 60
+		peer_exchange running >/dev/null
+		peer_exchange x >/dev/null
+		timeout 60 rdma link delete rxe0
+		expect_eq "rdma link delete rxe0 under I/O" $? 0
+		wait $FIO
+		rc=$?
+		[ $rc = 124 ] && bad "fio hung after its link was removed" ||
+			ok "fio ended (exit $rc) after its link was removed"
+	else
+		peer_exchange none >/dev/null
+		peer_exchange x >/dev/null
+		bad "no disk from the peer's target"
+	fi
+	peer_barrier
+	srp_logout_all
+fi
+finish
