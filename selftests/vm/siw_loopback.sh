@@ -44,15 +44,21 @@ for bw in ib_send_bw ib_write_bw ib_read_bw; do
 	done
 done
 # A completed Send's or Write's buffer is the application's again: rc_soak's
-# client overwrites it at each completion while the server checks every byte
-# (a zero-copy transmit that completed before TCP let go of the pages sent
-# the overwritten bytes; chunks big enough for zero copy).
+# client overwrites it at each completion while the server checks every byte.
+# Small TCP buffers keep data queued in the sender's socket: a zero-copy
+# transmit that completed while TCP still held the pages sent the overwritten
+# bytes (the server saw 0x5a5a5a5a headers and bad Write windows).
 soak=$RDMA_KMOD_SRC/build/tools/rc_soak
-pair "rc_soak, buffers reused at completion" 300 \
-	"$soak" --server --dev siw0 --port 7471 --seed 7 -- \
-	"$soak" --client $a4 --dev siw0 --port 7471 --seed 7 --bytes $((8 << 20)) \
-	--chunk 16384 --family all
-grep -h '^rc_soak: ' /tmp/pair.cli /tmp/pair.srv | grep -v listening
+rmem=$(sysctl -n net.ipv4.tcp_rmem) wmem=$(sysctl -n net.ipv4.tcp_wmem)
+sysctl -q -w net.ipv4.tcp_rmem="4096 16384 32768" net.ipv4.tcp_wmem="4096 16384 65536"
+for chunk in 16384 65536; do
+	pair "rc_soak, $chunk-byte buffers reused at completion" 300 \
+		"$soak" --server --dev siw0 --port 7471 --seed 7 -- \
+		"$soak" --client $a4 --dev siw0 --port 7471 --seed 7 --bytes $((8 << 20)) \
+		--chunk $chunk --family all
+	grep -h '^rc_soak: .* bytes ' /tmp/pair.cli
+done
+sysctl -q -w net.ipv4.tcp_rmem="$rmem" net.ipv4.tcp_wmem="$wmem"
 if [ "$RDMA_KMOD_STACK" = ours ]; then
 	read -r zc1 <$zc/zcopy_bytes
 	read -r zcp <$zc/zcopy_pages
