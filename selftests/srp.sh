@@ -50,12 +50,7 @@ srpt_target_up() {
 		mkdir -p $_b || return 1
 		echo "fd_dev_name=$SRP_IMG,fd_dev_size=$((128 << 20))" >$_b/control || return 1
 		echo 1 >$_b/enable || return 1
-		mkdir -p $SRPT_CFS/$SRPT_WWN/tpg1/lun/lun_0 || return 1
-		SRPT_TPG=$SRPT_CFS/$SRPT_WWN/tpg1
-		ln -s $_b $SRPT_TPG/lun/lun_0/disk0 || return 1
-		mkdir -p $SRPT_TPG/acls/0x$_iid/lun_0 || return 1
-		ln -s $SRPT_TPG/lun/lun_0 $SRPT_TPG/acls/0x$_iid/lun_0/lun0 || return 1
-		echo 1 >$SRPT_TPG/enable || return 1
+		srpt_port_up "$_iid" || return 1
 	fi
 	echo $SRP_PORT >$SRPT_CFS/discovery_auth/rdma_cm_port || return 1
 	if [ -d "$SRPT_TPG/lun/lun_0" ] && [ -d "$SRPT_TPG/acls/0x$_iid" ] &&
@@ -69,20 +64,38 @@ srpt_target_up() {
 	return 1
 }
 
+# srpt_port_up INITIATOR-ID: in configfs, the target port SRPT_WWN with its
+# portal group (SRPT_TPG), LUN 0 on the backstore disk0 and an ACL for
+# INITIATOR-ID, enabled.
+srpt_port_up() {
+	_b=/sys/kernel/config/target/core/fileio_0/disk0
+	mkdir -p $SRPT_CFS/$SRPT_WWN/tpg1/lun/lun_0 || return 1
+	SRPT_TPG=$SRPT_CFS/$SRPT_WWN/tpg1
+	ln -s $_b $SRPT_TPG/lun/lun_0/disk0 || return 1
+	mkdir -p $SRPT_TPG/acls/0x$1/lun_0 || return 1
+	ln -s $SRPT_TPG/lun/lun_0 $SRPT_TPG/acls/0x$1/lun_0/lun0 || return 1
+	echo 1 >$SRPT_TPG/enable
+}
+
+# srpt_port_down: the target port removed from configfs (disabled, LUN and
+# ACL links, directories); the backstore and the listener stay.
+srpt_port_down() {
+	[ -n "${SRPT_TPG:-}" ] && [ -d "$SRPT_TPG" ] || return 0
+	echo 0 >$SRPT_TPG/enable
+	for l in $SRPT_TPG/acls/*/lun_* $SRPT_TPG/lun/lun_*; do
+		[ -d "$l" ] || continue
+		for f in "$l"/*; do [ -L "$f" ] && rm "$f"; done
+		rmdir "$l"
+	done
+	for a in $SRPT_TPG/acls/*; do [ -d "$a" ] && rmdir "$a"; done
+	rmdir $SRPT_TPG && rmdir $SRPT_CFS/$SRPT_WWN ||
+		{ echo "target port not removed"; return 1; }
+}
+
 # srpt_target_down: the target port removed, the listener stopped, then
 # LIO's modules and ib_srpt unloaded.
 srpt_target_down() {
-	if [ -n "${SRPT_TPG:-}" ] && [ -d "$SRPT_TPG" ]; then
-		echo 0 >$SRPT_TPG/enable
-		for l in $SRPT_TPG/acls/*/lun_* $SRPT_TPG/lun/lun_*; do
-			[ -d "$l" ] || continue
-			for f in "$l"/*; do [ -L "$f" ] && rm "$f"; done
-			rmdir "$l"
-		done
-		for a in $SRPT_TPG/acls/*; do [ -d "$a" ] && rmdir "$a"; done
-		rmdir $SRPT_TPG && rmdir $SRPT_CFS/$SRPT_WWN ||
-			{ echo "target port not removed"; return 1; }
-	fi
+	srpt_port_down || return 1
 	SRPT_TPG=""
 	[ -d $SRPT_CFS ] && echo 0 >$SRPT_CFS/discovery_auth/rdma_cm_port
 	# the backstore: targetcli's, or ours by hand

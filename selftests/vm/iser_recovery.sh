@@ -8,9 +8,10 @@
 # reconnect (a new endpoint bound to the same iSCSI connection) well within
 # the replacement_timeout (60 s here); the SCSI layer retries what failed
 # meanwhile, so fio ends with every block verified; logout, teardown and
-# unload work, with no kernel report. (Deleting rxe0 instead takes the
-# target's listener with it for good, with the stock stack too: see
-# iser_link_loss.)
+# unload work, with no kernel report. Then the target's configuration is
+# torn down under I/O: the initiator's I/O fails, nothing hangs. (Deleting
+# rxe0 instead takes the target's listener with it for good, with the stock
+# stack too: see iser_link_loss.)
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/nvmeof.sh"
@@ -55,6 +56,30 @@ if wait_gone $fpid 300; then
 		{ bad "fio across the recovery"; tail -20 /tmp/fio.out; }
 else
 	bad "fio still running 300 s later"
+	kill -9 $fpid
+fi
+
+# Then the target's whole configuration torn down under I/O (targetcli
+# clearconfig: TPG, LUN, ACL, portal and backstore removed while commands
+# are in flight): LIO ends the session, our initiator's I/O fails once the
+# session's recovery timeout (10 s) ran out, fio ends, nothing hangs.
+for f in /sys/class/iscsi_session/session*/recovery_tmo; do echo 10 >"$f"; done
+fio --name=teardown --filename="$ISCSI_DEV" --direct=1 --ioengine=libaio --iodepth=16 \
+	--rw=randwrite --bs=16k --size=48M --time_based --runtime=120 \
+	--output=/tmp/fio2.out >/dev/null 2>&1 &
+fpid=$!
+sleep 3
+targetcli clearconfig confirm=True >/tmp/tcli.out 2>&1 &&
+	ok "target configuration torn down under I/O" ||
+	{ cat /tmp/tcli.out; bad "targetcli clearconfig under I/O"; }
+[ -d "$ISCSI_TPG" ] && bad "the target's TPG is still in configfs"
+if wait_gone $fpid 120; then
+	wait $fpid
+	rc=$?
+	[ $rc != 0 ] && ok "fio ended with I/O errors (exit $rc) once the target was gone" ||
+		bad "fio wrote to a target that was torn down"
+else
+	bad "fio still running 120 s after the target was torn down"
 	kill -9 $fpid
 fi
 iscsi_logout "$mine"

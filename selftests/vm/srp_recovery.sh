@@ -5,9 +5,11 @@
 # LIO's srpt (selftests/srp.sh). 1) The target port disabled under direct
 # reads: the rport blocks, fast_io_fail_tmo fails the I/O (state fail-fast),
 # reconnects are refused; the port enabled again: the rport reconnects
-# (running), the disk reads back what was written. 2) rxe0 deleted under
-# direct reads: the SCSI host and the rport are removed, the reader ends,
-# nothing hangs. Modules unload after both.
+# (running), the disk reads back what was written. 2) The target port torn
+# down in configfs under direct reads (LIO's configuration gone): the I/O
+# fails the same way; the port made again: the rport reconnects, the data
+# is there. 3) rxe0 deleted under direct reads: the SCSI host and the rport
+# are removed, the reader ends, nothing hangs. Modules unload after all.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/iscsi.sh"
@@ -72,6 +74,20 @@ echo 1 >"$SRPT_TPG/enable"
 wait_state $SRP_RPORT running 30 && ok "rport running again after reconnect" ||
 	bad "rport not running: $(cat $r/state)"
 expect_eq "8 MiB read back after the reconnect" \
+	"$(dd if="$SRP_DEV" bs=1M count=8 iflag=direct 2>/dev/null | md5sum)" "$(md5sum </tmp/srp.pat)"
+
+echo "--- target port torn down under I/O (configfs), then made again"
+dd if="$SRP_DEV" of=/dev/null bs=64k iflag=direct count=1000000 2>/tmp/dd.err &
+dd_pid=$!
+sleep 2
+srpt_port_down && ok "target port removed from configfs under I/O" || bad "target port removal"
+wait_state $SRP_RPORT fail-fast 30 && ok "rport fail-fast" || bad "rport not fail-fast: $(cat $r/state)"
+wait_gone $dd_pid 30 && ok "reader failed ($(tail -1 /tmp/dd.err))" ||
+	{ bad "reader still running"; kill $dd_pid; }
+srpt_port_up "$(srp_init_id rxe0)" && ok "target port made again" || bad "target port made again"
+wait_state $SRP_RPORT running 30 && ok "rport running again after reconnect" ||
+	bad "rport not running: $(cat $r/state)"
+expect_eq "8 MiB read back from the port made again" \
 	"$(dd if="$SRP_DEV" bs=1M count=8 iflag=direct 2>/dev/null | md5sum)" "$(md5sum </tmp/srp.pat)"
 
 echo "--- rxe0 deleted under I/O"

@@ -102,10 +102,16 @@ else
 		rc=$?
 		[ $rc = 124 ] && bad "fio hung after its initiator was killed" ||
 			ok "fio ended (exit $rc) after its initiator was killed"
-		# a new iscsid logs the dead session out
+		# a new iscsid logs the dead session out (the kernel keeps it,
+		# failed, until then)
 		iscsid || bad "iscsid restarted"
-		sleep 2
-		iscsiadm -m node -T $ISCSI_IQN -p "$RDMA_KMOD_PEER_IP":3260 --logout >/dev/null 2>&1
+		for _ in $(seq 30); do
+			iscsiadm -m session -u >/dev/null 2>&1
+			[ -z "$(ls /sys/class/iscsi_session/ 2>/dev/null)" ] && break
+			sleep 1
+		done
+		expect_eq "the dead session logged out by a new iscsid" \
+			"$(ls /sys/class/iscsi_session/ 2>/dev/null)" ""
 		iscsiadm -m node -T $ISCSI_IQN -p "$RDMA_KMOD_PEER_IP":3260 -o delete >/dev/null 2>&1
 	else
 		peer_exchange none >/dev/null
