@@ -256,6 +256,18 @@ wait_peer() {
 	done
 }
 
+# peer_agree STATE WHAT (two-VM mode): after wait_peer, swaps STATE ("ready"
+# or why not) with the peer; dies if this side cannot run WHAT, and ends
+# the test here (finish, exit) if the peer cannot.
+peer_agree() {
+	pa_other=$(peer_exchange "$1")
+	[ "$1" = ready ] || die "$2 not usable here"
+	[ "$pa_other" = ready ] && return 0
+	echo "note: the peer cannot run it ($pa_other)"
+	finish
+	exit
+}
+
 # step NAME SERVER-ROLE TIMEOUT CMD... (two-VM mode): the VM whose role is
 # SERVER-ROLE runs CMD, the other runs CMD PEER_IP, retrying while the
 # server is not listening yet (TCP: "Couldn't connect to"; rdma_cm: REJ

@@ -141,6 +141,17 @@ nvmeof_try() {
 	"$@" >"$o" 2>&1
 }
 
+# fio_verify_bg NAME DEV OFFSET SECONDS: random 4 KiB writes with crc32c
+# verification on 32 MiB of DEV from OFFSET for SECONDS, queue depth 16, in
+# the background (FIO its pid, the report in /tmp/fio-NAME.out).
+fio_verify_bg() {
+	timeout 300 fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
+		--iodepth=16 --rw=randwrite --bs=4k --offset="$3" --size=32M \
+		--time_based --runtime="$4" --verify=crc32c \
+		--output=/tmp/fio-"$1".out >/dev/null 2>&1 &
+	FIO=$!
+}
+
 # nvmeof_io DEV: ext4 made, mounted, a file written and read back, fsck
 # clean; then fio randwrite with crc32c verification over the first 32 MiB.
 nvmeof_io() {

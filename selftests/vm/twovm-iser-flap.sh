@@ -17,9 +17,7 @@ set -u
 state=ready
 ( need_module ib_iser ib_isert ) || state=blocked
 wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "ib_iser/ib_isert not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
+peer_agree $state ib_iser/ib_isert
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 rxe_up || die "rxe0 up"
 

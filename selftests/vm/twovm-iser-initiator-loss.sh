@@ -20,21 +20,9 @@ state=ready
 ( need_module ib_iser ) || state=blocked
 [ "$RDMA_KMOD_ROLE" = client ] && { ( need_module ib_isert ) || state=blocked; }
 wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "ib_iser/ib_isert not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
+peer_agree $state ib_iser/ib_isert
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 rxe_up || die "rxe0 up"
-
-# fio_verify NAME DEV OFFSET SECONDS: random writes with crc32c verification
-# on 32 MiB of DEV from OFFSET, in the background (FIO its pid).
-fio_verify() {
-	timeout 300 fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
-		--iodepth=16 --rw=randwrite --bs=4k --offset="$3" --size=32M \
-		--time_based --runtime="$4" --verify=crc32c \
-		--output=/tmp/fio-"$1".out >/dev/null 2>&1 &
-	FIO=$!
-}
 
 # The lost initiator's I/O fails soon once its session cannot recover.
 ISCSI_NODE_OPTS="node.session.timeo.replacement_timeout=10"
@@ -60,7 +48,7 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	if [ "$go" = running ] && [ "$local" != none ]; then
 		grep -q 'LIO Session ID' "$info" && ok "the peer's session is up" ||
 			{ cat "$info"; bad "no session of the peer"; }
-		fio_verify local "$local" 64M 40
+		fio_verify_bg local "$local" 64M 40
 		sleep 5
 		peer_exchange kill >/dev/null
 		gone=""
@@ -94,7 +82,7 @@ else
 	t=$(peer_exchange x)
 	if [ "$t" = ready ] && iscsi_login "$RDMA_KMOD_PEER_IP"; then
 		echo 10 >/sys/block/${ISCSI_DEV#/dev/}/device/timeout
-		fio_verify lost "$ISCSI_DEV" 0 60
+		fio_verify_bg lost "$ISCSI_DEV" 0 60
 		peer_exchange running >/dev/null
 		peer_exchange x >/dev/null
 		pkill -9 -x iscsid

@@ -21,9 +21,7 @@ set -u
 state=ready
 ( need_module nvme-rdma nvmet-rdma ) || state=blocked
 wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "nvme-rdma/nvmet-rdma not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
+peer_agree $state nvme-rdma/nvmet-rdma
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 
 kind=${1:-rxe}

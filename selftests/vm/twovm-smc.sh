@@ -25,9 +25,7 @@ set -u
 state=ready
 ( need_module smc smc_diag ) || state=blocked
 wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "smc/smc_diag not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
+peer_agree $state smc/smc_diag
 
 x=$RDMA_KMOD_TOOLS/smc_xfer
 rxe_up || die "rxe0 up"

@@ -20,21 +20,9 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	( need_module ib_srpt ib_srp ) || state=blocked
 fi
 wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "ib_srpt/ib_srp not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
+peer_agree $state ib_srpt/ib_srp
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 rxe_up || die "rxe0 up"
-
-# fio_verify NAME DEV OFFSET SECONDS: random writes with crc32c verification
-# on 32 MiB of DEV from OFFSET, in the background (FIO its pid).
-fio_verify() {
-	timeout 300 fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
-		--iodepth=16 --rw=randwrite --bs=4k --offset="$3" --size=32M \
-		--time_based --runtime="$4" --verify=crc32c \
-		--output=/tmp/fio-"$1".out >/dev/null 2>&1 &
-	FIO=$!
-}
 
 if [ "$RDMA_KMOD_ROLE" = client ]; then
 	echo "--- target and a local initiator ($RDMA_KMOD_STACK)"
@@ -57,7 +45,7 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 		srp_ours ib_srp
 	fi
 	if [ "$go" = running ] && [ "$local" != none ]; then
-		fio_verify local "$local" 64M 40
+		fio_verify_bg local "$local" 64M 40
 		sleep 5
 		peer_exchange delete >/dev/null
 		# the peer's link is gone: its channel is logged out (a DREQ,
@@ -95,7 +83,7 @@ else
 			echo 5 >"$f"
 		done
 		echo 10 >/sys/block/${SRP_DEV#/dev/}/device/timeout
-		fio_verify lost "$SRP_DEV" 0 60
+		fio_verify_bg lost "$SRP_DEV" 0 60
 		peer_exchange running >/dev/null
 		peer_exchange x >/dev/null
 		timeout 60 rdma link delete rxe0

@@ -21,9 +21,7 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	( need_module ib_srpt ) || state=blocked
 fi
 wait_peer
-other=$(peer_exchange $state)
-[ $state = ready ] || die "ib_srpt not usable here"
-[ "$other" = ready ] || { echo "note: the peer cannot run it ($other)"; finish; exit; }
+peer_agree $state ib_srpt
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 rxe_up || die "rxe0 up"
 
