@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "cm_link.h"
+
 namespace {
 
 constexpr size_t kIser = 28, kBhs = 48, kHdrs = kIser + kBhs;
@@ -64,55 +66,29 @@ void put24(uint8_t *p, uint32_t v)
 }
 
 // One connection to the target: its id, QP, buffers and iSCSI counters.
-class Link {
+class Link : public rk::CmLink {
 public:
-	~Link() { close(); }
+	Link() : CmLink(kBuf, kRecvs, 0, 8) {}
 
-	std::string error;
 	uint32_t cmdsn = 1, expstatsn = 0;
-	std::vector<uint8_t> in;	// the last PDU received (headers + data)
 
 	bool open(const addrinfo *dst)
 	{
-		ch_ = rdma_create_event_channel();
-		if (!ch_ || rdma_create_id(ch_, &id_, nullptr, RDMA_PS_TCP))
-			return fail("rdma_create_id");
-		if (rdma_resolve_addr(id_, nullptr, dst->ai_addr, 5000) ||
-		    !expect_event(RDMA_CM_EVENT_ADDR_RESOLVED, 10000))
-			return fail("resolve address");
-		if (rdma_resolve_route(id_, 5000) ||
-		    !expect_event(RDMA_CM_EVENT_ROUTE_RESOLVED, 10000))
-			return fail("resolve route");
-		if (!make_qp())
-			return false;
 		uint8_t hdr[4] = { 0xc0, 0, 0, 0 };	// no ZBVA, no invalidation
-		rdma_conn_param p = {};
-		p.private_data = hdr;
-		p.private_data_len = sizeof(hdr);
-		p.responder_resources = 1;
-		p.initiator_depth = 1;
-		p.retry_count = 7;
-		p.rnr_retry_count = 7;
-		if (rdma_connect(id_, &p) ||
-		    !expect_event(RDMA_CM_EVENT_ESTABLISHED, 15000))
+
+		if (!prepare(dst->ai_addr))
+			return false;
+		rdma_cm_event *ev = connect(hdr, sizeof(hdr), 1, 1, 15000);
+
+		if (!ev)
+			return false;
+		bool ok = ev->event == RDMA_CM_EVENT_ESTABLISHED;
+
+		rdma_ack_cm_event(ev);
+		if (!ok) {
+			errno = ECONNREFUSED;
 			return fail("connect");
-		return true;
-	}
-
-	// Sends the first @len bytes of sbuf (headers set by the caller).
-	bool send(size_t len)
-	{
-		ibv_sge sge = { reinterpret_cast<uintptr_t>(sbuf.data()),
-				static_cast<uint32_t>(len), smr_->lkey };
-		ibv_send_wr wr = {}, *bad;
-
-		wr.wr_id = 1;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		if (ibv_post_send(id_->qp, &wr, &bad))
-			return fail("post send");
+		}
 		return true;
 	}
 
@@ -131,45 +107,11 @@ public:
 	// The next PDU received within @ms, kept in `in`; its opcode or -1.
 	int receive(int ms)
 	{
-		for (int waited = 0; waited < ms; waited += 10) {
-			ibv_wc wc;
-
-			while (ibv_poll_cq(cq_, 1, &wc) == 1) {
-				if (wc.status != IBV_WC_SUCCESS) {
-					dead_ = true;
-					return -1;
-				}
-				if (!(wc.opcode & IBV_WC_RECV))
-					continue;
-				uint8_t *b = rbuf.data() + wc.wr_id * kBuf;
-				in.assign(b, b + wc.byte_len);
-				post_recv(wc.wr_id);
-				if (wc.byte_len < kHdrs)
-					return -1;
-				// counters from the BHS: StatSN, ExpCmdSN
-				expstatsn = get32(&in[kIser + 24]) + 1;
-				return in[kIser] & 0x3f;
-			}
-			if (gone(0))
-				return -1;
-			poll(nullptr, 0, 10);
-		}
-		return -1;
-	}
-
-	// True once the target disconnected (or the QP failed) within @ms.
-	bool closed(int ms)
-	{
-		for (int waited = 0; waited <= ms; waited += 100) {
-			ibv_wc wc;
-
-			while (ibv_poll_cq(cq_, 1, &wc) == 1)
-				if (wc.status != IBV_WC_SUCCESS)
-					dead_ = true;
-			if (gone(100) || dead_)
-				return true;
-		}
-		return false;
+		if (!CmLink::receive(ms) || in.size() < kHdrs)
+			return -1;
+		// counters from the BHS: StatSN, ExpCmdSN
+		expstatsn = get32(&in[kIser + 24]) + 1;
+		return in[kIser] & 0x3f;
 	}
 
 	// A discovery session: security then operational stage, iSER keys.
@@ -241,94 +183,7 @@ public:
 		return send_pdu(b) && receive(10000) == kOpLogoutRsp;
 	}
 
-	std::vector<uint8_t> sbuf = std::vector<uint8_t>(kBuf);
-
 private:
-	rdma_event_channel *ch_ = nullptr;
-	rdma_cm_id *id_ = nullptr;
-	ibv_pd *pd_ = nullptr;
-	ibv_cq *cq_ = nullptr;
-	ibv_mr *rmr_ = nullptr, *smr_ = nullptr;
-	std::vector<uint8_t> rbuf = std::vector<uint8_t>(kBuf * kRecvs);
-	bool dead_ = false, disconnected_ = false;
-
-	bool fail(const char *what)
-	{
-		error = std::string(what) + ": " + std::strerror(errno);
-		return false;
-	}
-
-	bool expect_event(rdma_cm_event_type want, int ms)
-	{
-		pollfd p = { ch_->fd, POLLIN, 0 };
-		rdma_cm_event *ev;
-
-		if (poll(&p, 1, ms) <= 0 || rdma_get_cm_event(ch_, &ev))
-			return false;
-		bool ok = ev->event == want;
-		if (!ok)
-			errno = ECONNREFUSED;
-		rdma_ack_cm_event(ev);
-		return ok;
-	}
-
-	// True if a DISCONNECTED came within @ms.
-	bool gone(int ms)
-	{
-		pollfd p = { ch_->fd, POLLIN, 0 };
-		rdma_cm_event *ev;
-
-		if (disconnected_)
-			return true;
-		if (poll(&p, 1, ms) <= 0 || rdma_get_cm_event(ch_, &ev))
-			return false;
-		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
-			disconnected_ = true;
-		rdma_ack_cm_event(ev);
-		return disconnected_;
-	}
-
-	bool make_qp()
-	{
-		ibv_qp_init_attr qa = {};
-
-		pd_ = ibv_alloc_pd(id_->verbs);
-		cq_ = pd_ ? ibv_create_cq(id_->verbs, 32, nullptr, nullptr, 0) : nullptr;
-		if (!cq_)
-			return fail("CQ");
-		qa.send_cq = cq_;
-		qa.recv_cq = cq_;
-		qa.qp_type = IBV_QPT_RC;
-		qa.cap.max_send_wr = 8;
-		qa.cap.max_recv_wr = kRecvs;
-		qa.cap.max_send_sge = 1;
-		qa.cap.max_recv_sge = 1;
-		if (rdma_create_qp(id_, pd_, &qa))
-			return fail("QP");
-		rmr_ = ibv_reg_mr(pd_, rbuf.data(), rbuf.size(), IBV_ACCESS_LOCAL_WRITE);
-		smr_ = ibv_reg_mr(pd_, sbuf.data(), sbuf.size(), 0);
-		if (!rmr_ || !smr_)
-			return fail("MR");
-		for (int i = 0; i < kRecvs; i++)
-			if (!post_recv(i))
-				return false;
-		return true;
-	}
-
-	bool post_recv(uint64_t slot)
-	{
-		ibv_sge sge = { reinterpret_cast<uintptr_t>(rbuf.data() + slot * kBuf),
-				static_cast<uint32_t>(kBuf), rmr_->lkey };
-		ibv_recv_wr wr = {}, *bad;
-
-		wr.wr_id = slot;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		if (ibv_post_recv(id_->qp, &wr, &bad))
-			return fail("post recv");
-		return true;
-	}
-
 	bool login_step(uint8_t flags, const void *keys, size_t len)
 	{
 		uint8_t b[kBhs];
@@ -343,26 +198,6 @@ private:
 			return fail("login refused");
 		}
 		return true;
-	}
-
-	void close()
-	{
-		if (id_ && !disconnected_)
-			rdma_disconnect(id_);
-		if (id_ && id_->qp)
-			rdma_destroy_qp(id_);
-		if (rmr_)
-			ibv_dereg_mr(rmr_);
-		if (smr_)
-			ibv_dereg_mr(smr_);
-		if (cq_)
-			ibv_destroy_cq(cq_);
-		if (pd_)
-			ibv_dealloc_pd(pd_);
-		if (id_)
-			rdma_destroy_id(id_);
-		if (ch_)
-			rdma_destroy_event_channel(ch_);
 	}
 };
 

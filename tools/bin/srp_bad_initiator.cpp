@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "cm_link.h"
+
 namespace {
 
 constexpr uint8_t kCmd = 0x02, kTmf = 0x01, kRsp = 0xc1, kLoginRsp = 0xc0,
@@ -83,30 +85,19 @@ struct Login {
 };
 
 // One RDMA channel to the target.
-class Channel {
+class Channel : public rk::CmLink {
 public:
-	~Channel() { close(); }
+	Channel() : CmLink(kIu, kRecvs, 4096) {}
 
-	std::string error;
-	std::vector<uint8_t> in;	// the last IU received
 	uint32_t rej_reason = 0;
 	uint32_t credits = 0;		// from the login response and SRP_RSPs
-	std::vector<uint8_t> data = std::vector<uint8_t>(4096);
-	ibv_mr *dmr = nullptr;
+
+	uint8_t *sbuf() { return CmLink::sbuf.data(); }
 
 	// Connects; false with rej_reason set when an SRP_LOGIN_REJ came.
 	bool open(const addrinfo *dst, const Login &l)
 	{
-		ch_ = rdma_create_event_channel();
-		if (!ch_ || rdma_create_id(ch_, &id_, nullptr, RDMA_PS_TCP))
-			return fail("rdma_create_id");
-		if (rdma_resolve_addr(id_, nullptr, dst->ai_addr, 5000) ||
-		    !expect(RDMA_CM_EVENT_ADDR_RESOLVED, 10000))
-			return fail("resolve address");
-		if (rdma_resolve_route(id_, 5000) ||
-		    !expect(RDMA_CM_EVENT_ROUTE_RESOLVED, 10000))
-			return fail("resolve route");
-		if (!make_qp())
+		if (!prepare(dst->ai_addr))
 			return false;
 		// the RDMA/CM form of SRP_LOGIN_REQ (56 bytes)
 		uint8_t req[56] = {};
@@ -116,20 +107,10 @@ public:
 		put32(req + 12, l.it_iu_len);
 		std::memcpy(req + 16, l.iport, 16);
 		std::memcpy(req + 32, l.tport, 16);
-		rdma_conn_param p = {};
-		p.private_data = req;
-		p.private_data_len = sizeof(req);
-		p.responder_resources = 4;
-		p.initiator_depth = 0;
-		p.retry_count = 7;
-		p.rnr_retry_count = 7;
-		if (rdma_connect(id_, &p))
-			return fail("rdma_connect");
-		pollfd pf = { ch_->fd, POLLIN, 0 };
-		rdma_cm_event *ev;
+		rdma_cm_event *ev = connect(req, sizeof(req), 4, 0, 20000);
 
-		if (poll(&pf, 1, 20000) <= 0 || rdma_get_cm_event(ch_, &ev))
-			return fail("no answer to the login");
+		if (!ev)
+			return false;
 		const uint8_t *pd = static_cast<const uint8_t *>(ev->param.conn.private_data);
 		size_t pl = ev->param.conn.private_data_len;
 		bool ok = false;
@@ -149,160 +130,15 @@ public:
 		return ok;
 	}
 
-	// Sends @len bytes of sbuf.
-	bool send(size_t len)
-	{
-		ibv_sge sge = { reinterpret_cast<uintptr_t>(sbuf_.data()),
-				static_cast<uint32_t>(len), smr_->lkey };
-		ibv_send_wr wr = {}, *bad;
-
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		if (ibv_post_send(id_->qp, &wr, &bad))
-			return fail("post send");
-		return true;
-	}
-
-	uint8_t *sbuf() { return sbuf_.data(); }
-
-	// The next IU within @ms into `in`; its opcode, or -1.
+	// The next IU within @ms into `in`; its opcode, or -1. An SRP_RSP
+	// returns its credits.
 	int receive(int ms)
 	{
-		for (int waited = 0; waited < ms; waited += 10) {
-			ibv_wc wc;
-
-			while (ibv_poll_cq(cq_, 1, &wc) == 1) {
-				if (wc.status != IBV_WC_SUCCESS) {
-					dead_ = true;
-					return -1;
-				}
-				if (!(wc.opcode & IBV_WC_RECV))
-					continue;
-				uint8_t *b = rbuf_.data() + wc.wr_id * kIu;
-				in.assign(b, b + wc.byte_len);
-				post_recv(wc.wr_id);
-				if (in.size() >= 8 && in[0] == kRsp)
-					credits += get32(&in[4]);
-				return in.empty() ? -1 : in[0];
-			}
-			if (gone(0))
-				return -1;
-			poll(nullptr, 0, 10);
-		}
-		return -1;
-	}
-
-	bool gone(int ms)
-	{
-		pollfd p = { ch_->fd, POLLIN, 0 };
-		rdma_cm_event *ev;
-
-		if (disconnected_ || dead_)
-			return true;
-		if (poll(&p, 1, ms) <= 0 || rdma_get_cm_event(ch_, &ev))
-			return false;
-		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
-			disconnected_ = true;
-		rdma_ack_cm_event(ev);
-		return disconnected_;
-	}
-
-	void close()
-	{
-		if (id_ && id_->qp && !disconnected_)
-			rdma_disconnect(id_);
-		if (id_ && id_->qp)
-			rdma_destroy_qp(id_);
-		for (ibv_mr *m : { rmr_, smr_, dmr })
-			if (m)
-				ibv_dereg_mr(m);
-		rmr_ = smr_ = dmr = nullptr;
-		if (cq_)
-			ibv_destroy_cq(cq_);
-		cq_ = nullptr;
-		if (pd_)
-			ibv_dealloc_pd(pd_);
-		pd_ = nullptr;
-		if (id_)
-			rdma_destroy_id(id_);
-		id_ = nullptr;
-		if (ch_)
-			rdma_destroy_event_channel(ch_);
-		ch_ = nullptr;
-	}
-
-private:
-	rdma_event_channel *ch_ = nullptr;
-	rdma_cm_id *id_ = nullptr;
-	ibv_pd *pd_ = nullptr;
-	ibv_cq *cq_ = nullptr;
-	ibv_mr *rmr_ = nullptr, *smr_ = nullptr;
-	std::vector<uint8_t> rbuf_ = std::vector<uint8_t>(kRecvs * kIu);
-	std::vector<uint8_t> sbuf_ = std::vector<uint8_t>(kIu);
-	bool disconnected_ = false, dead_ = false;
-
-	bool fail(const char *what)
-	{
-		error = std::string(what) + ": " + std::strerror(errno);
-		return false;
-	}
-
-	bool expect(rdma_cm_event_type want, int ms)
-	{
-		pollfd p = { ch_->fd, POLLIN, 0 };
-		rdma_cm_event *ev;
-
-		if (poll(&p, 1, ms) <= 0 || rdma_get_cm_event(ch_, &ev))
-			return false;
-		bool ok = ev->event == want;
-		if (!ok)
-			errno = ECONNREFUSED;
-		rdma_ack_cm_event(ev);
-		return ok;
-	}
-
-	bool make_qp()
-	{
-		ibv_qp_init_attr qa = {};
-
-		pd_ = ibv_alloc_pd(id_->verbs);
-		cq_ = pd_ ? ibv_create_cq(id_->verbs, 64, nullptr, nullptr, 0) : nullptr;
-		if (!cq_)
-			return fail("CQ");
-		qa.send_cq = cq_;
-		qa.recv_cq = cq_;
-		qa.qp_type = IBV_QPT_RC;
-		qa.cap.max_send_wr = 16;
-		qa.cap.max_recv_wr = kRecvs;
-		qa.cap.max_send_sge = 1;
-		qa.cap.max_recv_sge = 1;
-		if (rdma_create_qp(id_, pd_, &qa))
-			return fail("QP");
-		rmr_ = ibv_reg_mr(pd_, rbuf_.data(), rbuf_.size(), IBV_ACCESS_LOCAL_WRITE);
-		smr_ = ibv_reg_mr(pd_, sbuf_.data(), sbuf_.size(), 0);
-		dmr = ibv_reg_mr(pd_, data.data(), data.size(),
-				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				 IBV_ACCESS_REMOTE_READ);
-		if (!rmr_ || !smr_ || !dmr)
-			return fail("MR");
-		for (int i = 0; i < kRecvs; i++)
-			if (!post_recv(i))
-				return false;
-		return true;
-	}
-
-	bool post_recv(uint64_t slot)
-	{
-		ibv_sge sge = { reinterpret_cast<uintptr_t>(rbuf_.data() + slot * kIu),
-				static_cast<uint32_t>(kIu), rmr_->lkey };
-		ibv_recv_wr wr = {}, *bad;
-
-		wr.wr_id = slot;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		return !ibv_post_recv(id_->qp, &wr, &bad);
+		if (!CmLink::receive(ms) || in.empty())
+			return -1;
+		if (in.size() >= 8 && in[0] == kRsp)
+			credits += get32(&in[4]);
+		return in[0];
 	}
 };
 
