@@ -185,6 +185,41 @@ srp_login() {
 	expect_eq "$SRP_HOST id_ext" "$(cat /sys/class/scsi_host/$SRP_HOST/id_ext)" "0x$_g"
 }
 
+# Two-VM steps (run by both sides in turn, two peer_exchanges each).
+# srpt_serve_peer: the target side: LIO on rxe0 open to the peer's
+# initiator port ID, then the state and service GUID sent to it; sets T
+# (ready or fail), SRPT_GUID and SRPT_PEER_ID (the peer's port ID).
+srpt_serve_peer() {
+	SRPT_PEER_ID=$(peer_exchange x)
+	T=fail
+	srpt_target_up rxe0 "$SRPT_PEER_ID" configfs && T=ready
+	[ $T = ready ] && ok "LIO target $SRPT_WWN, ACL 0x$SRPT_PEER_ID" || bad "LIO target"
+	[ $T = ready ] && srp_ours ib_srpt
+	SRPT_GUID=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
+	peer_exchange "$T,$SRPT_GUID" >/dev/null
+}
+
+# srp_login_peer SRC [ib_srp parameters]: the initiator side: our port ID
+# sent, the target's state and GUID taken, and srp_login to the peer.
+srp_login_peer() {
+	_src=$1
+	shift
+	_hex=$(srp_gid_hex rxe0)
+	peer_exchange 0000000000000000${_hex#????????????????} >/dev/null
+	_t=$(peer_exchange x)
+	[ "${_t%%,*}" = ready ] &&
+		srp_login rxe0 "$_src" "$RDMA_KMOD_PEER_IP" "${_t#*,}" "$@"
+}
+
+# srp_fail_fast: errors reach the I/O of SRP_DEV soon once the target is
+# gone (fast_io_fail_tmo 5 s, the SCSI command timeout 10 s), not a hang.
+srp_fail_fast() {
+	for _f in /sys/class/srp_remote_ports/port-*/fast_io_fail_tmo; do
+		echo 5 >"$_f"
+	done
+	echo 10 >/sys/block/${SRP_DEV#/dev/}/device/timeout
+}
+
 # srp_logout: deletes SRP_RPORT and waits until its SCSI host is gone.
 srp_logout() {
 	[ -n "${SRP_RPORT:-}" ] || return 0

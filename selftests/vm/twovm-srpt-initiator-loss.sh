@@ -26,21 +26,15 @@ rxe_up || die "rxe0 up"
 
 if [ "$RDMA_KMOD_ROLE" = client ]; then
 	echo "--- target and a local initiator ($RDMA_KMOD_STACK)"
-	iid=$(peer_exchange x)
-	t=fail
-	srpt_target_up rxe0 "$iid" configfs && t=ready
-	[ $t = ready ] && ok "LIO target $SRPT_WWN, ACL 0x$iid (the peer)" || bad "LIO target"
+	srpt_serve_peer
 	# a second ACL: this VM's own initiator port ID
 	lid=$(srp_init_id rxe0)
 	a=$SRPT_TPG/acls/0x$lid
 	mkdir -p "$a/lun_0" && ln -s "$SRPT_TPG/lun/lun_0" "$a/lun_0/lun0" ||
 		bad "ACL 0x$lid"
-	srp_ours ib_srpt
-	guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
-	peer_exchange "$t,$guid" >/dev/null
 	go=$(peer_exchange x)
 	local=none
-	if [ $t = ready ] && srp_login rxe0 "$mine" "$mine" "$guid"; then
+	if [ $T = ready ] && srp_login rxe0 "$mine" "$mine" "$SRPT_GUID"; then
 		local=$SRP_DEV
 		srp_ours ib_srp
 	fi
@@ -52,7 +46,7 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 		# or the CM's timeout) while this VM's own one keeps working
 		gone=""
 		for _ in $(seq 90); do
-			dmesg | grep -q "ib_srpt: 0x$iid logged out\|ib_srpt: $iid logged out" &&
+			dmesg | grep -q "ib_srpt: 0x$SRPT_PEER_ID logged out\|ib_srpt: $SRPT_PEER_ID logged out" &&
 				{ gone=1; break; }
 			sleep 1
 		done
@@ -74,15 +68,8 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	rdma link delete rxe0 || bad "link delete rxe0"
 else
 	echo "--- the initiator that is lost ($RDMA_KMOD_STACK)"
-	hex=$(srp_gid_hex rxe0)
-	peer_exchange 0000000000000000${hex#????????????????} >/dev/null
-	t=$(peer_exchange x)
-	if [ "${t%%,*}" = ready ] &&
-	   srp_login rxe0 "$mine" "$RDMA_KMOD_PEER_IP" "${t#*,}" never_register=1; then
-		for f in /sys/class/srp_remote_ports/port-*/fast_io_fail_tmo; do
-			echo 5 >"$f"
-		done
-		echo 10 >/sys/block/${SRP_DEV#/dev/}/device/timeout
+	if srp_login_peer "$mine" never_register=1; then
+		srp_fail_fast
 		fio_verify_bg lost "$SRP_DEV" 0 60
 		peer_exchange running >/dev/null
 		peer_exchange x >/dev/null

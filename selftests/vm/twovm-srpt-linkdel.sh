@@ -25,12 +25,7 @@ rxe_up || die "rxe0 up"
 
 if [ "$RDMA_KMOD_ROLE" = client ]; then
 	echo "--- target ($RDMA_KMOD_STACK)"
-	iid=$(peer_exchange x)
-	t=fail
-	srpt_target_up rxe0 "$iid" configfs && t=ready
-	[ $t = ready ] && ok "LIO target $SRPT_WWN, ACL 0x$iid" || bad "LIO target"
-	guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
-	peer_exchange "$t,$guid" >/dev/null
+	srpt_serve_peer
 	go=$(peer_exchange x)
 	if [ "$go" = running ]; then
 		sleep 5
@@ -52,17 +47,8 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	expect_eq "no cm_id left" "$(rdma res show cm_id 2>&1 | grep -c .)" 0
 else
 	echo "--- initiator ($RDMA_KMOD_STACK)"
-	hex=$(srp_gid_hex rxe0)
-	peer_exchange 0000000000000000${hex#????????????????} >/dev/null
-	t=$(peer_exchange x)
-	if [ "${t%%,*}" = ready ] &&
-	   srp_login rxe0 "$mine" "$RDMA_KMOD_PEER_IP" "${t#*,}" never_register=1; then
-		# errors must reach fio soon (fast_io_fail_tmo, the SCSI
-		# timeout), not hang it
-		for f in /sys/class/srp_remote_ports/port-*/fast_io_fail_tmo; do
-			echo 5 >"$f"
-		done
-		echo 10 >/sys/block/${SRP_DEV#/dev/}/device/timeout
+	if srp_login_peer "$mine" never_register=1; then
+		srp_fail_fast
 		timeout 240 fio --name=linkdel --filename="$SRP_DEV" --direct=1 \
 			--ioengine=libaio --iodepth=16 --rw=randwrite --bs=4k \
 			--size=32M --time_based --runtime=60 --verify=crc32c \

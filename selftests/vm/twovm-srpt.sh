@@ -27,13 +27,7 @@ rxe_up || die "rxe0 up"
 
 if [ "$RDMA_KMOD_ROLE" = client ]; then
 	echo "--- target ($RDMA_KMOD_STACK)"
-	iid=$(peer_exchange x)
-	t=fail
-	srpt_target_up rxe0 "$iid" configfs && t=ready
-	[ $t = ready ] && ok "LIO target $SRPT_WWN, ACL 0x$iid" || bad "LIO target"
-	[ $t = ready ] && srp_ours ib_srpt
-	guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
-	peer_exchange "$t,$guid" >/dev/null
+	srpt_serve_peer
 	sum=$(peer_exchange x)
 	[ -n "$sum" ] && [ "$sum" != none ] &&
 		expect_eq "first 32 MiB: peer initiator's read = this target's file" \
@@ -43,12 +37,8 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	srpt_target_down || bad "target teardown"
 else
 	echo "--- initiator ($RDMA_KMOD_STACK)"
-	hex=$(srp_gid_hex rxe0)
-	peer_exchange 0000000000000000${hex#????????????????} >/dev/null
-	t=$(peer_exchange x)
 	NVMEOF_SUM=""
-	if [ "${t%%,*}" = ready ] &&
-	   srp_login rxe0 "$mine" "$RDMA_KMOD_PEER_IP" "${t#*,}" never_register=1; then
+	if srp_login_peer "$mine" never_register=1; then
 		nvmeof_io "$SRP_DEV"
 	else
 		echo "note: no disk from the peer's target"
