@@ -48,7 +48,7 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	if [ "$go" = running ] && [ "$local" != none ]; then
 		grep -q 'LIO Session ID' "$info" && ok "the peer's session is up" ||
 			{ cat "$info"; bad "no session of the peer"; }
-		fio_verify_bg local "$local" 64M 40
+		fio_verify_bg local "$local" 64M 25
 		sleep 5
 		peer_exchange kill >/dev/null
 		gone=""
@@ -82,7 +82,7 @@ else
 	t=$(peer_exchange x)
 	if [ "$t" = ready ] && iscsi_login "$RDMA_KMOD_PEER_IP"; then
 		echo 10 >/sys/block/${ISCSI_DEV#/dev/}/device/timeout
-		fio_verify_bg lost "$ISCSI_DEV" 0 60
+		fio_verify_bg lost "$ISCSI_DEV" 0 40
 		peer_exchange running >/dev/null
 		peer_exchange x >/dev/null
 		pkill -9 -x iscsid

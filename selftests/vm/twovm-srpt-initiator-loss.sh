@@ -39,7 +39,7 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 		srp_ours ib_srp
 	fi
 	if [ "$go" = running ] && [ "$local" != none ]; then
-		fio_verify_bg local "$local" 64M 40
+		fio_verify_bg local "$local" 64M 25
 		sleep 5
 		peer_exchange delete >/dev/null
 		# the peer's link is gone: its channel is logged out (a DREQ,
@@ -70,7 +70,7 @@ else
 	echo "--- the initiator that is lost ($RDMA_KMOD_STACK)"
 	if srp_login_peer "$mine" never_register=1; then
 		srp_fail_fast
-		fio_verify_bg lost "$SRP_DEV" 0 60
+		fio_verify_bg lost "$SRP_DEV" 0 40
 		peer_exchange running >/dev/null
 		peer_exchange x >/dev/null
 		timeout 60 rdma link delete rxe0
