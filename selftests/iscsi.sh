@@ -41,16 +41,6 @@ iscsi_target_up() {
 	return 1
 }
 
-# iscsi_ours NAME...: on our stack, each module NAME loaded is our ulp/ one
-# (in updates/, our description), not a rebuilt in-tree consumer.
-iscsi_ours() {
-	[ "$RDMA_KMOD_STACK" = ours ] || return 0
-	for nm in "$@"; do
-		from_updates "$nm" && modinfo -F description "$nm" | grep -q rdma-kmod &&
-			ok "$nm loaded is ours" || bad "$nm loaded is not ours"
-	done
-}
-
 # iscsi_bus_up: targetcli asks the system D-Bus for tcmu-runner's
 # backstores and fails without one: the VM (no systemd) gets a private bus
 # daemon that it finds through DBUS_SYSTEM_BUS_ADDRESS.

@@ -256,6 +256,16 @@ wait_peer() {
 	done
 }
 
+# ulp_ours NAME...: on our stack, each module NAME loaded is our ulp/ one
+# (in updates/, our description), not a rebuilt in-tree consumer.
+ulp_ours() {
+	[ "$RDMA_KMOD_STACK" = ours ] || return 0
+	for nm in "$@"; do
+		from_updates "$nm" && modinfo -F description "$nm" | grep -q rdma-kmod &&
+			ok "$nm loaded is ours" || bad "$nm loaded is not ours"
+	done
+}
+
 # peer_agree STATE WHAT (two-VM mode): after wait_peer, swaps STATE ("ready"
 # or why not) with the peer; dies if this side cannot run WHAT, and ends
 # the test here (finish, exit) if the peer cannot.

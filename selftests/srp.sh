@@ -125,16 +125,6 @@ srp_target_sum() {
 	dd if=$SRP_IMG bs=1M count=32 2>/dev/null | md5sum | cut -d' ' -f1
 }
 
-# srp_ours NAME...: on our stack the loaded NAME is ours (updates/, our
-# description), not a rebuilt in-tree consumer.
-srp_ours() {
-	[ "$RDMA_KMOD_STACK" = ours ] || return 0
-	for nm in "$@"; do
-		from_updates "$nm" && modinfo -F description "$nm" | grep -q rdma-kmod &&
-			ok "$nm loaded is ours" || bad "$nm loaded is not ours"
-	done
-}
-
 # srp_rports: the srp_remote_ports entries, one a line.
 srp_rports() {
 	ls /sys/class/srp_remote_ports/ 2>/dev/null
@@ -194,7 +184,7 @@ srpt_serve_peer() {
 	T=fail
 	srpt_target_up rxe0 "$SRPT_PEER_ID" configfs && T=ready
 	[ $T = ready ] && ok "LIO target $SRPT_WWN, ACL 0x$SRPT_PEER_ID" || bad "LIO target"
-	[ $T = ready ] && srp_ours ib_srpt
+	[ $T = ready ] && ulp_ours ib_srpt
 	SRPT_GUID=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
 	peer_exchange "$T,$SRPT_GUID" >/dev/null
 }

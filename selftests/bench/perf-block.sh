@@ -115,9 +115,9 @@ rxe_up || exit 1
 iscsi_initiator_up || exit 1
 if iscsi_target_up "$ip"; then
 	# iSER: the portal as iscsi.sh made it
-	iscsi_ours ib_isert
+	ulp_ours ib_isert
 	if iscsi_login "$ip"; then
-		iscsi_ours ib_iser
+		ulp_ours ib_iser
 		block_rows iser "$ISCSI_DEV"
 	else
 		echo "BENCH iser_login - - -"

@@ -38,9 +38,9 @@ for kind in ${ISER_DRIVERS:-rxe siw}; do
 			ok "discovery over iSER on siw0 where nothing listens fails ($(tail -1 /tmp/iscsi.disc))"
 	elif iscsi_target_up "$mine"; then
 		ok "LIO target $ISCSI_IQN, portal $mine:3260 with iSER on ${kind}0"
-		iscsi_ours ib_isert
+		ulp_ours ib_isert
 		if iscsi_login "$mine"; then
-			iscsi_ours ib_iser
+			ulp_ours ib_iser
 			nvmeof_io "$ISCSI_DEV"
 			expect_eq "first 32 MiB: initiator's read = target's file" \
 				"$NVMEOF_SUM" "$(iscsi_target_sum)"

@@ -24,7 +24,7 @@ need_module ib_iser ib_isert
 mine=$(ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
 rxe_up || die "rxe0 up"
 iscsi_target_up "$mine" || die "LIO target with iSER on rxe0"
-iscsi_ours ib_isert
+ulp_ours ib_isert
 
 timeout 600 "$tool" "$mine" 3260 >/tmp/bad.out 2>&1
 rc=$?

@@ -30,7 +30,7 @@ for kind in ${SRP_DRIVERS:-rxe siw}; do
 	fi
 	ok "srpt target port $SRPT_WWN, ACL 0x$iid, rdma_cm_port $SRP_PORT"
 	modprobe ib_srp || die "modprobe ib_srp"
-	iscsi_ours ib_srp
+	ulp_ours ib_srp
 	[ -d /sys/class/infiniband_srp/srp-$dev-1 ] &&
 		expect_eq "srp-$dev-1/ibdev" "$(cat /sys/class/infiniband_srp/srp-$dev-1/ibdev)" "$dev" ||
 		bad "no /sys/class/infiniband_srp/srp-$dev-1"

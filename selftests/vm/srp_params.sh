@@ -23,7 +23,7 @@ p=/sys/module/ib_srp/parameters
 
 rxe_up || die "rxe0 up"
 modprobe ib_srp || die "modprobe ib_srp"
-iscsi_ours ib_srp
+ulp_ours ib_srp
 got=""
 for n in cmd_sg_entries indirect_sg_entries allow_ext_sg topspin_workarounds register_always \
 	never_register reconnect_delay fast_io_fail_tmo dev_loss_tmo use_imm_data max_imm_data \

@@ -45,7 +45,7 @@ login() {
 rxe_up || die "rxe0 up"
 srpt_target_up rxe0 "$(srp_init_id rxe0)" configfs || die "srpt target"
 modprobe ib_srp || die "modprobe ib_srp"
-iscsi_ours ib_srp
+ulp_ours ib_srp
 login || die "login"
 ok "logged in: $SRP_RPORT, $SRP_HOST, $SRP_DEV"
 r=/sys/class/srp_remote_ports/$SRP_RPORT

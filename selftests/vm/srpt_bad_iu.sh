@@ -30,7 +30,7 @@ rxe_up || die "rxe0 up"
 hex=$(srp_gid_hex rxe0)
 iid=0000000000000000${hex#????????????????}
 srpt_target_up rxe0 "$iid" configfs || die "LIO target on rxe0"
-srp_ours ib_srpt
+ulp_ours ib_srpt
 guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
 
 timeout 300 "$tool" "$mine" $SRP_PORT "$guid" "$iid" >/tmp/bad.out 2>&1

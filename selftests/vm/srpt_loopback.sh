@@ -28,7 +28,7 @@ for kind in ${SRP_DRIVERS:-rxe siw}; do
 	iid=0000000000000000${hex#????????????????}
 	if srpt_target_up $dev "$iid" $how; then
 		ok "LIO target $SRPT_WWN on $dev ($how), ACL 0x$iid"
-		srp_ours ib_srpt
+		ulp_ours ib_srpt
 		guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
 		if srp_login $dev "$mine" "$mine" "$guid"; then
 			dmesg | grep -q "ib_srpt Received SRP_LOGIN_REQ with i_port_id .* it_iu_len 8260" &&

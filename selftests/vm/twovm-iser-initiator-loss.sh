@@ -36,13 +36,13 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 		[ -d "$ISCSI_TPG/acls/$lost_iqn/lun_0" ] && t=ready ||
 			{ cat /tmp/tcli.out; bad "ACL $lost_iqn"; }
 	fi
-	[ $t = ready ] && ok "LIO target with ACLs for both initiators" && iscsi_ours ib_isert
+	[ $t = ready ] && ok "LIO target with ACLs for both initiators" && ulp_ours ib_isert
 	peer_exchange $t >/dev/null
 	go=$(peer_exchange x)
 	local=none
 	if [ $t = ready ] && iscsi_login "$mine"; then
 		local=$ISCSI_DEV
-		iscsi_ours ib_iser
+		ulp_ours ib_iser
 	fi
 	info=$ISCSI_TPG/acls/$lost_iqn/info
 	if [ "$go" = running ] && [ "$local" != none ]; then

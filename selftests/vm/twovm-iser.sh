@@ -28,7 +28,7 @@ for trole in server client; do
 		t=fail
 		iscsi_target_up "$mine" && t=ready
 		[ $t = ready ] && ok "LIO target, iSER portal $mine:3260" || bad "LIO target"
-		[ $t = ready ] && iscsi_ours ib_isert
+		[ $t = ready ] && ulp_ours ib_isert
 		peer_exchange $t >/dev/null
 		sum=$(peer_exchange x)
 		[ -n "$sum" ] && [ "$sum" != none ] &&
@@ -40,7 +40,7 @@ for trole in server client; do
 		t=$(peer_exchange x)
 		NVMEOF_SUM=""
 		if [ "$t" = ready ] && iscsi_login "$RDMA_KMOD_PEER_IP"; then
-			iscsi_ours ib_iser
+			ulp_ours ib_iser
 			nvmeof_io "$ISCSI_DEV"
 		else
 			echo "note: no session with the peer's target"

@@ -54,7 +54,7 @@ else
 	t=$(peer_exchange x)
 	NVMEOF_SUM=""
 	modprobe ib_srp || die "modprobe ib_srp"
-	iscsi_ours ib_srp
+	ulp_ours ib_srp
 	opts="id_ext=$g,ioc_guid=$g,initiator_ext=0000000000000000,dest=$RDMA_KMOD_PEER_IP:$SRP_PORT,src=$mine"
 	if [ "$t" = ready ] && srp_add_target rxe0 "$opts"; then
 		ok "logged in to the peer: $SRP_RPORT, $SRP_HOST, $SRP_DEV"

@@ -36,7 +36,7 @@ if [ "$RDMA_KMOD_ROLE" = client ]; then
 	local=none
 	if [ $T = ready ] && srp_login rxe0 "$mine" "$mine" "$SRPT_GUID"; then
 		local=$SRP_DEV
-		srp_ours ib_srp
+		ulp_ours ib_srp
 	fi
 	if [ "$go" = running ] && [ "$local" != none ]; then
 		fio_verify_bg local "$local" 64M 25
