@@ -610,7 +610,9 @@ EXPORT_SYMBOL(iw_cm_init_qp_attr);
 
 /*
  * The driver's upcall, in any context: queue a copy of @event for the
- * delivery work. -ENOMEM (counted) when the id's pool is empty.
+ * delivery work. -ENOMEM (counted) when the id's pool is empty, -ENODEV
+ * once the id is being destroyed: either way the event is not taken, and
+ * a driver keeps what it gave with a CONNECT_REQUEST.
  */
 static int cm_event_handler(struct iw_cm_id *cm_id, struct iw_cm_event *event)
 {
@@ -620,8 +622,10 @@ static int cm_event_handler(struct iw_cm_id *cm_id, struct iw_cm_event *event)
 	int ret = 0;
 
 	spin_lock_irqsave(&priv->lock, flags);
-	if (priv->state == IW_CM_STATE_DESTROYING)
+	if (priv->state == IW_CM_STATE_DESTROYING) {
+		ret = -ENODEV;
 		goto out;
+	}
 	ent = list_first_entry_or_null(&priv->free_ents,
 				       struct iwcm_event_ent, list);
 	if (!ent) {

@@ -593,6 +593,8 @@ void siw_cm_qp_detach(struct siw_qp *qp);
 void siw_cm_dev_abort(struct siw_device *sdev, bool gone);
 int siw_cm_init(void);
 void siw_cm_exit(void);
+struct seq_file;
+void siw_cm_show_endpoints(struct seq_file *m);
 
 /* Counters (siw_hw_counters.c). */
 struct rdma_hw_stats *siw_alloc_hw_port_stats(struct ib_device *dev,

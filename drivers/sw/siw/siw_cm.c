@@ -12,6 +12,7 @@
  * events may follow; CLOSE (or a failed CONNECT_REPLY) is the last one.
  */
 #include <linux/inetdevice.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/addrconf.h>
@@ -23,6 +24,9 @@
 
 static atomic_t siw_cep_count = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(siw_cep_gone);
+/* every endpoint, for debugfs: a leaked one keeps its device registered */
+static LIST_HEAD(siw_cep_all);
+static DEFINE_SPINLOCK(siw_cep_all_lock);
 /*
  * A listener's lock is taken with one of its children's held (an MPA
  * request going up), never the other way round: lockdep needs the two
@@ -68,6 +72,9 @@ static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 	}
 	list_add_tail(&cep->devq, &sdev->cep_list);
 	spin_unlock_bh(&sdev->lock);
+	spin_lock_bh(&siw_cep_all_lock);
+	list_add_tail(&cep->allq, &siw_cep_all);
+	spin_unlock_bh(&siw_cep_all_lock);
 	atomic_inc(&siw_cep_count);
 	return cep;
 }
@@ -83,6 +90,9 @@ static void siw_cep_release(struct kref *ref)
 	spin_lock_bh(&sdev->lock);
 	list_del(&cep->devq);
 	spin_unlock_bh(&sdev->lock);
+	spin_lock_bh(&siw_cep_all_lock);
+	list_del(&cep->allq);
+	spin_unlock_bh(&siw_cep_all_lock);
 	kfree(cep);
 	ib_device_put(&sdev->base_dev);
 	if (atomic_dec_and_test(&siw_cep_count))
@@ -300,8 +310,13 @@ static void siw_sock_tune(struct socket *sock)
 
 /* ---- events to iw_cm ---- */
 
-static void siw_cm_upcall(struct siw_cep *cep, enum iw_cm_event_type type,
-			  int status, const void *pdata, u8 plen)
+/*
+ * Non-zero when iw_cm did not take the event (its id is being destroyed,
+ * or out of event slots): for a CONNECT_REQUEST no accept or reject will
+ * follow then.
+ */
+static int siw_cm_upcall(struct siw_cep *cep, enum iw_cm_event_type type,
+			 int status, const void *pdata, u8 plen)
 {
 	struct iw_cm_id *id = cep->cm_id;
 	struct iw_cm_event ev = {};
@@ -309,7 +324,7 @@ static void siw_cm_upcall(struct siw_cep *cep, enum iw_cm_event_type type,
 	if (type == IW_CM_EVENT_CONNECT_REQUEST)
 		id = cep->parent ? cep->parent->cm_id : NULL;
 	if (!id)
-		return;
+		return -ENOENT;
 
 	ev.event = type;
 	ev.status = status;
@@ -330,7 +345,7 @@ static void siw_cm_upcall(struct siw_cep *cep, enum iw_cm_event_type type,
 		kernel_getpeername(cep->sock,
 				   (struct sockaddr *)&ev.remote_addr);
 	}
-	id->event_handler(id, &ev);
+	return id->event_handler(id, &ev);
 }
 
 /* The last event on cep's cm_id: drop the reference we held on it. */
@@ -606,8 +621,12 @@ static void siw_mpa_req_received(struct siw_cep *cep)
 		cep->state = SIW_EPSTATE_RECVD_MPAREQ;
 		/* iw_cm answers with accept or reject: provider_data holds */
 		siw_cep_get(cep);
-		siw_cm_upcall(cep, IW_CM_EVENT_CONNECT_REQUEST, 0, pdata,
-			      plen);
+		if (siw_cm_upcall(cep, IW_CM_EVENT_CONNECT_REQUEST, 0, pdata,
+				  plen)) {
+			/* never reached iw_cm: nobody will answer it */
+			cep->state = SIW_EPSTATE_AWAIT_MPAREQ;
+			siw_cep_put(cep);	/* the work holds another */
+		}
 	}
 	mutex_unlock(&lcep->lock);
 	if (cep->state != SIW_EPSTATE_RECVD_MPAREQ)
@@ -1258,7 +1277,9 @@ static void siw_listener_free(struct siw_listener *lst)
 			mutex_unlock(&child->lock);
 			siw_cep_put(child);
 		}
-		cancel_work_sync(&cep->work);
+		/* a queued work (an abort, say) holds a reference of its own */
+		if (cancel_work_sync(&cep->work))
+			siw_cep_put(cep);
 		siw_cep_put(cep);
 	}
 	kfree(lst);
@@ -1382,6 +1403,37 @@ void siw_cm_dev_abort(struct siw_device *sdev, bool gone)
 			siw_cep_put(cep);
 	}
 	spin_unlock_bh(&sdev->lock);
+}
+
+/* debugfs "endpoints": a line per live endpoint, read without its lock. */
+void siw_cm_show_endpoints(struct seq_file *m)
+{
+	static const char * const names[] = {
+		[SIW_EPSTATE_IDLE] = "idle",
+		[SIW_EPSTATE_LISTENING] = "listening",
+		[SIW_EPSTATE_CONNECTING] = "connecting",
+		[SIW_EPSTATE_AWAIT_MPAREQ] = "await_mpareq",
+		[SIW_EPSTATE_RECVD_MPAREQ] = "recvd_mpareq",
+		[SIW_EPSTATE_AWAIT_MPAREP] = "await_mparep",
+		[SIW_EPSTATE_RDMA_MODE] = "rdma_mode",
+		[SIW_EPSTATE_CLOSED] = "closed",
+	};
+	struct siw_cep *cep;
+	unsigned int st;
+
+	spin_lock_bh(&siw_cep_all_lock);
+	list_for_each_entry(cep, &siw_cep_all, allq) {
+		st = READ_ONCE(cep->state);
+		seq_printf(m, "%s %s refs %u events %#lx%s%s%s%s\n",
+			   dev_name(&cep->sdev->base_dev.dev),
+			   st < ARRAY_SIZE(names) ? names[st] : "?",
+			   kref_read(&cep->ref), READ_ONCE(cep->events),
+			   READ_ONCE(cep->sock) ? " sock" : "",
+			   READ_ONCE(cep->cm_id) ? " cm_id" : "",
+			   READ_ONCE(cep->qp) ? " qp" : "",
+			   cep->parent ? " child" : "");
+	}
+	spin_unlock_bh(&siw_cep_all_lock);
 }
 
 int siw_cm_init(void)

@@ -34,6 +34,7 @@ struct siw_cep {
 	struct kref ref;
 	struct siw_device *sdev;
 	struct list_head devq;		/* sdev->cep_list */
+	struct list_head allq;		/* siw_cm.c's list of all, debugfs */
 	struct list_head listenq;	/* a listener's sockets or children */
 	struct list_head children;	/* listener: connections in MPA */
 	struct siw_cep *parent;		/* child: its listening endpoint */

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * siw debugfs (/sys/kernel/debug/siw/): the zero-copy transmit switch and
- * how much payload went to TCP by page reference. Tests and `make bench`
- * use these to prove the path is taken and to compare it with copying;
- * nothing userspace relies on lives here, so no rdma statistic counter
- * that upstream siw lacks is added.
+ * siw debugfs (/sys/kernel/debug/siw/): the zero-copy transmit switch,
+ * how much payload went to TCP by page reference, and the connection
+ * endpoints alive (what holds a device whose removal waits). Tests and
+ * `make bench` use these to prove the path is taken, to compare it with
+ * copying and to find leaks; nothing userspace relies on lives here, so
+ * no rdma statistic counter that upstream siw lacks is added.
  */
 #include <linux/debugfs.h>
+#include <linux/seq_file.h>
 #include "siw.h"
 
 /* Zero-copy transmit where siw_tx.c allows it (see siw_tx_zcopy_ok). */
@@ -32,6 +34,13 @@ static int siw_zcopy_bytes_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(siw_zcopy_bytes_fops, siw_zcopy_bytes_get, NULL,
 			 "%llu\n");
 
+static int siw_endpoints_show(struct seq_file *m, void *unused)
+{
+	siw_cm_show_endpoints(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(siw_endpoints);
+
 /* debugfs is optional: failures only leave the files out. */
 void siw_debugfs_init(void)
 {
@@ -41,6 +50,8 @@ void siw_debugfs_init(void)
 				   NULL, &siw_zcopy_pages_fops);
 	debugfs_create_file_unsafe("zcopy_bytes", 0400, siw_debugfs_root,
 				   NULL, &siw_zcopy_bytes_fops);
+	debugfs_create_file("endpoints", 0400, siw_debugfs_root, NULL,
+			    &siw_endpoints_fops);
 }
 
 void siw_debugfs_exit(void)
