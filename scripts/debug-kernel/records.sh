@@ -27,10 +27,11 @@ rec_root=Documentation/debug-records
 records_key() {
 	git rev-parse --git-dir > /dev/null 2>&1 || return 0
 	# besides the tests' scripts, what no VM test runs: the host tests,
-	# the benchmarks and the Debian packaging
+	# the benchmarks, the Debian packaging and make check's driver (which
+	# tests run where, not what they run)
 	local skip=(':!Documentation' ':!README.md' ':!MAINTAINERS' ':!.ci'
 		':(exclude,glob)selftests/vm/*.sh' ':!selftests/host' ':!selftests/bench'
-		':!scripts/bench' ':!scripts/deb')
+		':!scripts/bench' ':!scripts/deb' ':!scripts/check.sh')
 	{
 		git ls-files -s -- . "${skip[@]}"
 		git diff HEAD -- . "${skip[@]}"
