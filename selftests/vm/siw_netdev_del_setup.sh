@@ -49,7 +49,7 @@ round() {
 	pkill -9 ucmatose
 	wait $s $c 2>/dev/null
 	if wait_gone $d 60; then
-		ok "deleted $1 s into the setup ($(grep -c 'return status 0' /tmp/set.cli) clients done before)"
+		ok "deleted $1 s into the setup ($(grep -c 'return status 0' /tmp/set.cli) clients had finished)"
 	else
 		bad "deletion $1 s into the setup still waiting after 60 s"
 		echo "  --- siw endpoints:"
