@@ -44,9 +44,12 @@ wait $cpid $spid 2>/dev/null
 at_baseline "kill mid-transfer"
 
 echo "# client killed while waiting for the MPA reply"
-# nc closes on EOF of its input: give it one that stays open
-sleep 60 | busybox nc -l -p 7175 >/dev/null 2>&1 &
+# nc closes on EOF of its input: give it a FIFO held open here (not a
+# "sleep |" pipe: dash's wait on a pipeline waits for the sleep as well)
+rm -f /tmp/k2.fifo && mkfifo /tmp/k2.fifo
+busybox nc -l -p 7175 </tmp/k2.fifo >/dev/null 2>&1 &
 npid=$!
+exec 3>/tmp/k2.fifo
 sleep 1
 rping -c -a $a -p 7175 -C 1 >/tmp/k2.cli 2>&1 &
 cpid=$!
@@ -58,6 +61,7 @@ wait_gone $cpid 60 && ok "killed client gone" || bad "killed client still there"
 wait $cpid 2>/dev/null
 kill $npid 2>/dev/null
 wait $npid 2>/dev/null
+exec 3>&-
 at_baseline "kill mid-MPA (active side)"
 
 echo "# server killed while a connection waits for its MPA request"

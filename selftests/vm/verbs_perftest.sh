@@ -17,7 +17,7 @@ o="-d rxe0 -x $g4 -F"
 # against 20) runs fewer iterations, and in place of the -a sweeps (2 B to
 # 8 MiB, hours there) the sizes whose paths differ: one byte, one packet
 # and a bit, many packets unaligned, a large MR.
-n=200 sweep="-a -n 20"
+n=200 sweep="-a -n 5"
 slow_kernel && n=50 sweep=""
 for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do
 	pair "$t" 120 $t $o -n $n -- $t $o -n $n 127.0.0.1
