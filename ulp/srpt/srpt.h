@@ -232,6 +232,7 @@ int srpt_login(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int srpt_ch_event(struct srpt_ch *ch, struct rdma_cm_event *ev);
 void srpt_ch_close(struct srpt_ch *ch);
 void srpt_close_matching(struct srpt_tpg *stpg, struct srpt_dev *sdev);
+void srpt_close_matching_sync(struct srpt_tpg *stpg, struct srpt_dev *sdev);
 int srpt_post_rx(struct srpt_ch *ch, struct srpt_rx *rx);
 struct srpt_cmd *srpt_cmd_get(struct srpt_ch *ch);
 void srpt_cmd_put(struct srpt_cmd *cmd);

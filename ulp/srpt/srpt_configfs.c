@@ -140,24 +140,10 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 	return &stpg->tpg;
 }
 
-static bool srpt_tpg_has_channels(struct srpt_tpg *stpg)
-{
-	struct srpt_ch *ch;
-	bool any = false;
-
-	mutex_lock(&srpt_mutex);
-	list_for_each_entry(ch, &srpt_channels, node)
-		if (ch->stpg == stpg)
-			any = true;
-	mutex_unlock(&srpt_mutex);
-	return any;
-}
-
 /* Logs every initiator of the group out and waits for their release. */
 static void srpt_tpg_logout_all(struct srpt_tpg *stpg)
 {
-	srpt_close_matching(stpg, NULL);
-	wait_event(srpt_ch_wait, !srpt_tpg_has_channels(stpg));
+	srpt_close_matching_sync(stpg, NULL);
 }
 
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)

@@ -537,6 +537,12 @@ void srpt_ch_close(struct srpt_ch *ch)
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
+static bool srpt_ch_matches(struct srpt_ch *ch, struct srpt_tpg *stpg,
+			    struct srpt_dev *sdev)
+{
+	return (!stpg || ch->stpg == stpg) && (!sdev || ch->sdev == sdev);
+}
+
 /* Closes the channels of a portal group or of a device (NULL: any). */
 void srpt_close_matching(struct srpt_tpg *stpg, struct srpt_dev *sdev)
 {
@@ -544,9 +550,39 @@ void srpt_close_matching(struct srpt_tpg *stpg, struct srpt_dev *sdev)
 
 	mutex_lock(&srpt_mutex);
 	list_for_each_entry(ch, &srpt_channels, node)
-		if ((!stpg || ch->stpg == stpg) && (!sdev || ch->sdev == sdev))
+		if (srpt_ch_matches(ch, stpg, sdev))
 			srpt_ch_close(ch);
 	mutex_unlock(&srpt_mutex);
+}
+
+static bool srpt_any_matching(struct srpt_tpg *stpg, struct srpt_dev *sdev)
+{
+	struct srpt_ch *ch;
+	bool any = false;
+
+	mutex_lock(&srpt_mutex);
+	list_for_each_entry(ch, &srpt_channels, node)
+		if (srpt_ch_matches(ch, stpg, sdev))
+			any = true;
+	mutex_unlock(&srpt_mutex);
+	return any;
+}
+
+/*
+ * Closes the matching channels and sleeps until they are released. The
+ * test takes srpt_mutex, which must not happen inside wait_event()'s
+ * sleeping state (the debug kernel's might_sleep warning): wait_woken()
+ * runs it awake and still sees a release that came in between.
+ */
+void srpt_close_matching_sync(struct srpt_tpg *stpg, struct srpt_dev *sdev)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	srpt_close_matching(stpg, sdev);
+	add_wait_queue(&srpt_ch_wait, &wait);
+	while (srpt_any_matching(stpg, sdev))
+		wait_woken(&wait, TASK_UNINTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT);
+	remove_wait_queue(&srpt_ch_wait, &wait);
 }
 
 static void srpt_release_work(struct work_struct *work)

@@ -284,19 +284,6 @@ static int srpt_add_one(struct ib_device *ibdev)
 	return 0;
 }
 
-static bool srpt_dev_has_channels(struct srpt_dev *sdev)
-{
-	struct srpt_ch *ch;
-	bool any = false;
-
-	mutex_lock(&srpt_mutex);
-	list_for_each_entry(ch, &srpt_channels, node)
-		if (ch->sdev == sdev)
-			any = true;
-	mutex_unlock(&srpt_mutex);
-	return any;
-}
-
 /*
  * The device goes: no new login finds it, its channels are closed and
  * released (each release drains its QP, which the device still serves),
@@ -312,8 +299,7 @@ static void srpt_remove_one(struct ib_device *ibdev, void *data)
 	sdev->dying = true;
 	list_del(&sdev->node);
 	mutex_unlock(&srpt_mutex);
-	srpt_close_matching(NULL, sdev);
-	wait_event(srpt_ch_wait, !srpt_dev_has_channels(sdev));
+	srpt_close_matching_sync(NULL, sdev);
 
 	mutex_lock(&srpt_mutex);
 	for (p = 0; p < sdev->nr_ports; p++)
