@@ -136,6 +136,11 @@ if [ $vm = 1 ]; then
 			shift 2
 			if [ -n "$only" ]; then
 				read -r -a sel <<< "$only"
+			elif [ -n "${lane[$suite]:-}" ]; then
+				sel=()
+				for n in ${lane[$suite]}; do
+					sel+=(--test "$n")
+				done
 			elif [ -n "$key" ]; then
 				sel=()
 				for n in $(records_tests "$suite"); do
@@ -161,9 +166,27 @@ if [ $vm = 1 ]; then
 		# needs our stack on both ends).
 		two_vm_suites() {
 			run_suite stock $res/vm-run2.txt --two-vm
-			grep -qs '^# peer-stacks:.*ours' selftests/vm/twovm-*.sh || return 0
-			run_suite ours $res/vm-run3.txt --two-vm --peer-stack ours
+			if grep -qs '^# peer-stacks:.*ours' selftests/vm/twovm-*.sh; then
+				run_suite ours $res/vm-run3.txt --two-vm --peer-stack ours
+			fi
+			[ -z "${lane[one2]:-}" ] || run_suite one2 $res/vm-run4.txt
 		}
+		# On the stock kernel the one-VM tests marked "# rdma-kmod:
+		# second-lane" run in a VM of their own after the two-VM suites,
+		# so that both lanes end at about the same time.
+		declare -A lane=()
+		if [ "$flavour" = stock ] && [ -z "$only" ]; then
+			for f in selftests/vm/*.sh; do
+				n=$(basename "$f" .sh)
+				case $n in twovm-*) continue ;; esac
+				if grep -q '^# rdma-kmod: second-lane' "$f"; then
+					lane[one2]="${lane[one2]:-} $n"
+				else
+					lane[one]="${lane[one]:-} $n"
+				fi
+			done
+			[ -n "${lane[one2]:-}" ] || lane=()
+		fi
 		# On the stock kernel they run beside the one-VM suite: one VM
 		# keeps about one of two cores busy (its tests wait on peers,
 		# timers and sleeps), so side by side they take less time than
@@ -173,7 +196,7 @@ if [ $vm = 1 ]; then
 		# failure found early costs less of a suite that outlasts a
 		# session.
 		pid2="" ran2=0
-		rm -f $res/vm-run2.end $res/vm-run3.end
+		rm -f $res/vm-run2.end $res/vm-run3.end $res/vm-run4.end $res/vm-run4.txt
 		if ls selftests/vm/twovm-*.sh > /dev/null 2>&1 && [ -z "$only" ]; then
 			ran2=1
 			if [ "$flavour" = stock ]; then
@@ -208,6 +231,8 @@ if [ $vm = 1 ]; then
 			suite_result $res/vm-run2.txt "two-VM suite, stock peer"
 			[ -e $res/vm-run3.end ] &&
 				suite_result $res/vm-run3.txt "two-VM suite, peer ours" "(peer ours) "
+			[ -e $res/vm-run4.end ] &&
+				suite_result $res/vm-run4.txt "one-VM suite, second lane"
 		fi
 	fi
 fi

@@ -70,7 +70,7 @@ want=$(printf '%s\n' \
 expect_eq "ibv_devinfo siw0 (the seed's fields)" "$out" "$want"
 
 echo "# ibv_devinfo -v siw0"
-want=$(cat "$RDMA_KMOD_SRC/selftests/vm/expected/siw0-devinfo-v.txt")
+want=$(expected "$RDMA_KMOD_SRC/selftests/vm/expected/siw0-devinfo-v.txt")
 out=$(ibv_devinfo -v -d siw0 2>&1)
 expect_eq "ibv_devinfo -v -d siw0 equals the reference" "$out" "$want"
 

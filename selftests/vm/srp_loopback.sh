@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# rdma-kmod: second-lane
 #
 # Issue 15: SRP over rdma_cm in one VM, on rxe0 and then on siw0, as
 # ULP.md §10.4 does it: a LIO target through srpt (raw configfs, a file

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# rdma-kmod: second-lane
 #
 # Issue 15: ib_srp's module parameters and its memory registration modes in
 # one VM over rxe0, against LIO's srpt (selftests/srp.sh). The parameters

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# rdma-kmod: second-lane
 #
 # Issue 15: SRP transport failures in one VM over rxe0, our ib_srp against
 # LIO's srpt (selftests/srp.sh). 1) The target port disabled under direct

@@ -19,7 +19,7 @@ run_pyverbs() {
 	(cd /tmp && timeout 180 /usr/bin/python3 "$py" "$1" 192.0.2.1) \
 		>/tmp/pyverbs.out 2>&1 || bad "verbs_pyverbs.py $1 exit"
 	expect_eq "pyverbs on $1 answers as on the stock kernel" \
-		"$(grep -v '^gid.v1:' /tmp/pyverbs.out)" "$(cat "$exp/pyverbs-$1.txt")"
+		"$(grep -v '^gid.v1:' /tmp/pyverbs.out)" "$(expected "$exp/pyverbs-$1.txt")"
 }
 
 rxe_up || die "rxe0 up"
