@@ -133,13 +133,15 @@ nfs_cb_states() {
 	cat /proc/fs/nfsd/clients/*/info 2>/dev/null | sed -n 's/^callback state: //p' | tr '\n' ' '
 }
 
-# nfs_cb_up: nfsd's callback path to some client comes UP (30 s at most)
+# nfs_cb_up: nfsd's callback path to some client comes UP (30 s at most).
+# The verdict is on the states the loop read last: a client record going
+# away (DOWN once its connection closed) may be all a second read sees.
 nfs_cb_up() {
 	for _ in $(seq $((30 * NFS_TF))); do
-		nfs_cb_states | grep -qw UP && break
+		ncu_st=$(nfs_cb_states)
+		echo "$ncu_st" | grep -qw UP && break
 		sleep 1
 	done
-	ncu_st=$(nfs_cb_states)
 	echo "$ncu_st" | grep -qw UP && ok "nfsd: callback state UP ($ncu_st)" ||
 		bad "nfsd: callback state never UP ($ncu_st)"
 }
@@ -223,17 +225,17 @@ nfs_returned() {
 	wait "$nfs_holder" 2>/dev/null
 }
 
-# nfs_server_callbacks FILE (two VMs, the server's half): the callback
-# path UP; once the peer says it holds FILE open ("opened"), its recall;
+# nfs_server_callbacks FILE (two VMs, the server's half): once the peer
+# says it holds FILE open ("opened"), the callback path UP and its recall;
 # then "written" (or "skipped") back to the peer.
 nfs_server_callbacks() {
-	nfs_cb_up
 	nsc_got=$(peer_exchange x)
 	if [ "$nsc_got" != opened ]; then
 		bad "the client's open of $1: $nsc_got"
 		peer_exchange skipped >/dev/null
 		return
 	fi
+	nfs_cb_up
 	nfs_recall "$1"
 	peer_exchange written >/dev/null
 }
