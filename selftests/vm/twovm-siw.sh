@@ -30,6 +30,8 @@ dyndbg=/sys/kernel/debug/dynamic_debug/control
 if [ "$RDMA_KMOD_STACK" = stock ]; then
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	echo 'module siw format "enter RTS" +p' >$dyndbg || bad "siw dynamic debug"
+	# the CM's events, for a failed step's dmesg below
+	echo 'file siw_cm.c +p' >$dyndbg
 fi
 rts_count() { dmesg | grep -c "enter RTS: crc=$1"; }
 zc_bytes=/sys/kernel/debug/siw/zcopy_bytes
@@ -104,6 +106,8 @@ attempt() {
 			t0=$(date +%s)
 			timeout "$t" stdbuf -oL "$@" "$RDMA_KMOD_PEER_IP" >/tmp/step.out 2>&1
 			rc=$?
+			echo "--- attempt rc $rc after $(($(date +%s) - t0)) s" >>/tmp/step.all
+			cat /tmp/step.out >>/tmp/step.all
 			# A quick failure is a refused connect: the server is
 			# not listening yet. A later one is a real failure.
 			[ $rc = 0 ] || [ $(($(date +%s) - t0)) -gt 15 ] && break
@@ -121,6 +125,11 @@ step() {
 	name=$1
 	shift
 	tries=0
+	# For a failure's report: every client attempt's output (a quick
+	# failure is retried and its output was lost), counters, dmesg.
+	: >/tmp/step.all
+	rdma statistic show link siw0/1 >/tmp/cnt0 2>&1
+	d0=$(dmesg | wc -l)
 	while :; do
 		attempt "$@"
 		other=$(peer_exchange "$rc:$RDMA_KMOD_STACK")
@@ -143,6 +152,11 @@ step() {
 	else
 		bad "$name ($side on $RDMA_KMOD_STACK, exit $rc)"
 		tail -30 /tmp/step.out
+		echo "=== counters before/after"
+		cat /tmp/cnt0; rdma statistic show link siw0/1 2>&1
+		echo "=== endpoints"; cat /sys/kernel/debug/siw/endpoints 2>/dev/null
+		echo "=== all client attempts"; cat /tmp/step.all
+		echo "=== dmesg since"; dmesg | tail -n +$((d0 + 1)) | tail -150
 	fi
 }
 
