@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# make check: the build, then the VM selftests (selftests/vm/*.sh on our
-# modules) with the host-side tests (selftests/host/*.sh) beside them. Last
-# line: "N passed, M failed".
+# make check: host-side tests (selftests/host/*.sh), then the VM selftests
+# (selftests/vm/*.sh in one VM on our modules). Last line: "N passed, M failed".
 # make check-debug (--kernel-flavour debug): the VM selftests only, our side
 # on the debug kernel (scripts/debug-kernel/), results in build/debug/;
 # a test passed there at the same tree is not run again (--fresh: all are;
@@ -47,7 +46,7 @@ if [ "$flavour" = debug ]; then
 		records_harvest_left "$key"
 	fi
 fi
-passed=0 failed=0 pending=0 pidh=""
+passed=0 failed=0 pending=0
 # Where make check's time goes (it should stay well under 45 min): each
 # phase's seconds, and the suites' slowest tests from run.sh's log.
 phase() {
@@ -65,29 +64,18 @@ count() { # reads PASS:/FAIL:/XFAIL: lines
 	done
 }
 
-# host_tests: each selftests/host test, its PASS/FAIL line and, when it
-# failed, its log's end (indented: not counted).
-host_tests() {
-	local t name t0
+if [ $host = 1 ]; then
 	for t in selftests/host/*.sh; do
 		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)
 		t0=$SECONDS
 		if KVER=$KVER bash "$t" > "build/host-$name.log" 2>&1; then
-			echo "PASS: host/$name ($((SECONDS - t0)) s)"
+			count <<< "PASS: host/$name ($((SECONDS - t0)) s)"
 		else
-			tail -20 "build/host-$name.log" | sed 's/^/    /'
-			echo "FAIL: host/$name (log build/host-$name.log)"
+			tail -20 "build/host-$name.log"
+			count <<< "FAIL: host/$name (log build/host-$name.log)"
 		fi
 	done
-}
-# With the VM suites they run beside them, once the build and the consumers'
-# rebuild they share are done (before the VMs they took 16 minutes of a
-# 42-minute make check, make deb's DKMS build and VM most of it), niced:
-# the VMs' tests come first, the host tests take the CPU the VMs leave
-# (they wait on peers, timers and sleeps).
-if [ $host = 1 ] && [ $vm = 0 ]; then
-	count < <(host_tests)
 fi
 
 # The modules (and tools) the VMs run: for the stock kernel the tree's own
@@ -139,15 +127,6 @@ if [ $vm = 1 ]; then
 			count <<< "FAIL: compat rebuild (log build/compat.log)"
 		fi
 		phase "compat rebuild" $t0
-		if [ $host = 1 ]; then
-			th=$SECONDS
-			{
-				renice -n 10 -p $BASHPID > /dev/null
-				host_tests
-				echo "time: host tests $((SECONDS - th)) s (beside the VM suites)"
-			} > build/host-run.txt 2>&1 &
-			pidh=$!
-		fi
 		# run_suite SUITE FILE [ARG...]: a suite's run (run.sh's output
 		# in FILE, "STATUS SECONDS" in FILE's .end): --test's tests, or
 		# all of it; on the debug kernel at a known tree only the tests
@@ -255,12 +234,6 @@ if [ $vm = 1 ]; then
 			[ -e $res/vm-run4.end ] &&
 				suite_result $res/vm-run4.txt "one-VM suite, second lane"
 		fi
-	fi
-	if [ $host = 1 ] && [ -n "$pidh" ]; then
-		wait $pidh
-		count < build/host-run.txt
-	elif [ $host = 1 ]; then
-		count < <(host_tests)
 	fi
 fi
 # The failed tests' own FAIL lines (guest.sh puts them in the results,
