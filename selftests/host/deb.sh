@@ -20,14 +20,7 @@ work=$top/build/deb-test
 mods=$(readlink -f /lib/modules)
 fail() { echo "FAIL: $*"; exit 1; }
 # RDMA_KMOD_VM_LOCK=FILE: the VM waits for flock FILE, the host part does not.
-# make check runs the host tests niced beside its VM suites: the VM itself
-# runs at their priority (a TCG boot starved of CPU would miss its limit).
-vm() {
-	local n
-	n=$(nice)
-	[ "$n" -gt 0 ] && [ "$(id -u)" = 0 ] || n=0
-	${RDMA_KMOD_VM_LOCK:+flock "$RDMA_KMOD_VM_LOCK"} nice -n "-$n" "$@"
-}
+vm() { ${RDMA_KMOD_VM_LOCK:+flock "$RDMA_KMOD_VM_LOCK"} "$@"; }
 
 # step NAME: where the time goes, in the log
 step() { echo "=== $* [$SECONDS s]"; }

@@ -106,11 +106,12 @@ attempt() {
 			t0=$(date +%s)
 			timeout "$t" stdbuf -oL "$@" "$RDMA_KMOD_PEER_IP" >/tmp/step.out 2>&1
 			rc=$?
-			echo "--- attempt rc $rc after $(($(date +%s) - t0)) s" >>/tmp/step.all
+			took=$(($(date +%s) - t0))
+			echo "--- attempt rc $rc after $took s" >>/tmp/step.all
 			cat /tmp/step.out >>/tmp/step.all
 			# A quick failure is a refused connect: the server is
 			# not listening yet. A later one is a real failure.
-			[ $rc = 0 ] || [ $(($(date +%s) - t0)) -gt 15 ] && break
+			[ $rc = 0 ] || [ $took -gt 15 ] && break
 		done
 	fi
 	[ $rc = 0 ] && rping_short /tmp/step.out "$@" && rc=1
