@@ -2457,7 +2457,13 @@ static void cma_remove_one(struct ib_device *device, void *client_data)
 		id_priv = list_first_entry(&cma_dev->id_list,
 					   struct rdma_id_private, dev_item);
 		list_del_init(&id_priv->dev_item);
-		cma_id_get(id_priv);
+		/*
+		 * An id whose last reference is gone is in _destroy_id(),
+		 * waiting or about to free it: its cma_release_dev() lets go
+		 * of cma_dev, which the wait below covers.
+		 */
+		if (!refcount_inc_not_zero(&id_priv->refcount))
+			continue;
 		mutex_unlock(&lock);
 
 		if (READ_ONCE(id_priv->state) == RDMA_CM_LISTEN)
