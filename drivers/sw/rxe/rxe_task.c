@@ -23,9 +23,19 @@
 
 static struct workqueue_struct *rxe_wq;
 
+/*
+ * WQ_MEM_RECLAIM: QPs are modified and destroyed from the reclaim-safe
+ * workqueues of the CMs and ULPs (ib_cm's handlers, rdma_cm, ipoib's own),
+ * and both wait for the QP's task here (rxe_disable_task(),
+ * rxe_cleanup_task()); a worker of such a queue may only wait for work of
+ * another one (the workqueue code warns otherwise). The tasks also carry
+ * the I/O of the block ULPs (SRP, iSER, NVMe-oF) that reclaim may wait on,
+ * so they need the rescuer thread as much.
+ */
 int rxe_alloc_wq(void)
 {
-	rxe_wq = alloc_workqueue("rxe_wq", WQ_UNBOUND, WQ_MAX_ACTIVE);
+	rxe_wq = alloc_workqueue("rxe_wq", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				 WQ_MAX_ACTIVE);
 	return rxe_wq ? 0 : -ENOMEM;
 }
 
