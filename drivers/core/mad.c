@@ -476,9 +476,12 @@ static int mad_post_one(struct ib_mad_send_buf *send_buf)
 int ib_post_send_mad(struct ib_mad_send_buf *send_buf,
 		     struct ib_mad_send_buf **bad_send_buf)
 {
+	struct ib_mad_send_buf *next;
 	int ret;
 
-	for (; send_buf; send_buf = send_buf->next) {
+	/* A posted buffer may complete and be freed at once: read on first. */
+	for (; send_buf; send_buf = next) {
+		next = send_buf->next;
 		ret = mad_post_one(send_buf);
 		if (ret) {
 			if (bad_send_buf)
