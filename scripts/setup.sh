@@ -18,12 +18,14 @@ export DEBIAN_FRONTEND=noninteractive
 # nfs-kernel-server (with nfs-common): NFS over RDMA (ulp/rpcrdma, issue 14).
 # open-iscsi, targetcli-fb: iSCSI over RDMA, initiator and LIO target (issue 15);
 # dbus-daemon: targetcli needs a system bus (the VM starts a private one).
+# opensm: the subnet manager of the InfiniBand tests (issue 16; unused on the
+# host, whose own opensm service finds no InfiniBand port and stops).
 PKGS="build-essential kmod bc linux-headers-amd64 qemu-system-x86 busybox-static
  libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev googletest libgtest-dev cmake pkg-config dkms
  rdma-core ibverbs-utils ibverbs-providers rdmacm-utils infiniband-diags perftest qperf
  gnuplot-nox iproute2 dwarves cpio xz-utils llvm python3 systemd git tcpdump
  iperf3 linux-source-6.1 nvme-cli fio strace python3-pyverbs nfs-kernel-server
- open-iscsi targetcli-fb dbus-daemon"
+ open-iscsi targetcli-fb dbus-daemon opensm"
 
 missing=""
 for p in $PKGS; do

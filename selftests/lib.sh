@@ -106,7 +106,8 @@ rping_short() {
 # pair_once CLIENT-CMD... (for pair, server command in $srv): sets crc, src.
 # A client turned away while its server runs (refused: not listening yet on
 # a loaded host; REJECTED: not listening again yet, as perftest -R's server
-# between its two connections) gets a fresh pair, the client a second later
+# between its two connections; a SIDR answer of 1, no such service: udaddy's
+# server not listening yet) gets a fresh pair, the client a second later
 # each time: a server left in a half-done exchange would wait for a client
 # that is gone. Line-buffered: a pair killed at its limit shows how far it got.
 pair_once() {
@@ -118,7 +119,7 @@ pair_once() {
 		sleep $po_delay
 		if timeout "$pair_limit" stdbuf -oL "$@" >/tmp/pair.cli 2>&1; then crc=0; else crc=$?; fi
 		[ $crc != 0 ] && [ $po_try != 6 ] && kill -0 $spid 2>/dev/null &&
-			grep -qiE 'refused|REJECTED|connect to|Unexpected CM event .* 8$' /tmp/pair.cli || break
+			grep -qiE 'refused|REJECTED|connect to|Unexpected CM event .* 8$|event: UNREACHABLE, error: 1$' /tmp/pair.cli || break
 		echo "note: $name: client turned away (try $po_try): a fresh pair"
 		kill $spid 2>/dev/null
 		wait $spid 2>/dev/null
@@ -179,8 +180,10 @@ wait_res() {
 
 # wait_tcp_listen PORT [TRIES]: until a TCP socket (a kernel one too, as
 # siw's listeners) listens on PORT (0.3 s per try, 100 tries by default).
+# The remote address of a listener is 8 zeros in tcp, 32 in tcp6 (qperf
+# listens on ::).
 wait_tcp_listen() {
-	wtl=$(printf ':%04X 00000000:0000 0A' "$1")
+	wtl=$(printf ':%04X 0*:0000 0A' "$1")
 	i=0
 	until grep -q "$wtl" /proc/net/tcp /proc/net/tcp6 2>/dev/null; do
 		i=$((i + 1))

@@ -115,6 +115,12 @@ struct cm_id_private {
 	bool			destroying;
 	bool			cb_running;
 	struct task_struct	*cb_task;
+	/*
+	 * A listener: new connections whose first event is being handed to
+	 * its handler, and the task doing it (the work queue is ordered).
+	 */
+	int			req_busy;
+	struct task_struct	*req_task;
 };
 
 struct cm_timewait {
@@ -462,6 +468,31 @@ static void cm_deliver(struct cm_id_private *p, struct ib_cm_event *event)
 		cm_destroy_id(p, ret);
 }
 
+/*
+ * A REQ or SIDR REQ borrows the listener's handler and context for the new
+ * id: the listener's destruction waits until that first event is handled,
+ * since its owner may free the context once ib_destroy_cm_id() returns.
+ * Caller holds cm.lock.
+ */
+static void cm_listen_borrow(struct cm_id_private *listen)
+{
+	cm_get_id(listen);
+	listen->req_busy++;
+	listen->req_task = current;
+}
+
+static void cm_listen_return(struct cm_id_private *listen)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	if (!--listen->req_busy)
+		listen->req_task = NULL;
+	spin_unlock_irqrestore(&cm.lock, flags);
+	wake_up_all(&cm.cb_wait);
+	cm_put_id(listen);
+}
+
 /* ---- cm_id lifetime ---- */
 
 struct ib_cm_id *ib_create_cm_id(struct ib_device *device,
@@ -588,6 +619,9 @@ retest:
 	/* No callback may be running once we return (unless it is us). */
 	if (p->cb_task != current)
 		wait_event(cm.cb_wait, !READ_ONCE(p->cb_running));
+	/* A listener: nor a new id's first event (unless that is us). */
+	wait_event(cm.cb_wait, !READ_ONCE(p->req_busy) ||
+		   READ_ONCE(p->req_task) == current);
 	cm_put_id(p);
 }
 
@@ -1626,7 +1660,7 @@ static void cm_req_handler(struct cm_work *w)
 			     CM_MSG_RESPONSE_REQ, NULL, 0);
 		goto destroy;
 	}
-	cm_get_id(listen);
+	cm_listen_borrow(listen);
 	id->cm_handler = listen->id.cm_handler;
 	id->context = listen->id.context;
 	id->service_id = service_id;
@@ -1682,7 +1716,7 @@ static void cm_req_handler(struct cm_work *w)
 	cm_get_id(p);
 	cm_deliver(p, &event);
 	cm_put_id(p);
-	cm_put_id(listen);
+	cm_listen_return(listen);
 	return;
 
 destroy:
@@ -2029,7 +2063,7 @@ static void cm_sidr_req_handler(struct cm_work *w)
 		spin_unlock_irqrestore(&cm.lock, flags);
 		goto destroy;
 	}
-	cm_get_id(listen);
+	cm_listen_borrow(listen);
 	list_add_tail(&p->sidr_node, &cm.sidrs);
 	p->in_sidr = true;
 	id->cm_handler = listen->id.cm_handler;
@@ -2046,7 +2080,7 @@ static void cm_sidr_req_handler(struct cm_work *w)
 	cm_get_id(p);
 	cm_deliver(p, &event);
 	cm_put_id(p);
-	cm_put_id(listen);
+	cm_listen_return(listen);
 	return;
 destroy:
 	ib_destroy_cm_id(id);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rdma_cm: IP-addressed RDMA connection management over ib_cm (RoCE), and
- * over iw_cm on iWARP devices (cma_iw.c).
+ * rdma_cm: IP-addressed RDMA connection management over ib_cm (RoCE and
+ * InfiniBand: cma_ib.c), and over iw_cm on iWARP devices (cma_iw.c).
  *
  * An id binds to an IP address and port of a port space, resolves the
  * peer's address (addr.c) and a route (a path record built locally from
- * the RoCE GIDs), and connects through ib_cm: REQ/REP/RTU for connected
+ * the RoCE GIDs, or asked from the SA on InfiniBand), and connects
+ * through ib_cm: REQ/REP/RTU for connected
  * QPs, SIDR for UD. The first 36 bytes of REQ/SIDR_REQ private data carry
  * the IP addresses and source port so the passive side finds its listener.
  */
@@ -326,16 +327,19 @@ __be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
 EXPORT_SYMBOL(rdma_get_service_id);
 
 /*
- * The GIDs of both ends: zero without a device, the MAC based ones of the
- * resolved L2 addresses on iWARP, those of the IP addresses otherwise.
+ * The GIDs of both ends: zero without a device, those of the resolved L2
+ * addresses on iWARP (MAC based) and InfiniBand (IPoIB), those of the IP
+ * addresses otherwise.
  */
 void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 		    union ib_gid *dgid)
 {
 	struct rdma_addr *addr = &cm_id->route.addr;
 	union ib_gid *out[] = { sgid, dgid };
+	/* iWARP and IPoIB addresses carry the GIDs in the L2 addresses. */
 	bool iw = cm_id->device &&
-		  rdma_protocol_iwarp(cm_id->device, cm_id->port_num);
+		  (rdma_protocol_iwarp(cm_id->device, cm_id->port_num) ||
+		   rdma_protocol_ib(cm_id->device, cm_id->port_num));
 	int end;
 
 	for (end = 0; end < ARRAY_SIZE(out); end++) {
@@ -403,10 +407,50 @@ static void cma_release_dev(struct rdma_id_private *id_priv)
 	mutex_unlock(&lock);
 }
 
+/* Take @sgid_attr (referenced) as the id's source GID on @port. */
+static void cma_attach_with_gid(struct rdma_id_private *id_priv,
+				struct cma_device *cma_dev, u32 port,
+				const struct ib_gid_attr *sgid_attr)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+
+	if (dev_addr->sgid_attr)
+		rdma_put_gid_attr(dev_addr->sgid_attr);
+	dev_addr->sgid_attr = sgid_attr;
+	id_priv->id.port_num = port;
+	id_priv->gid_type = sgid_attr->gid_type;
+	cma_attach_to_dev(id_priv, cma_dev);
+}
+
+/*
+ * An IPoIB address: the InfiniBand port whose GID table holds the GID of
+ * the interface's hardware address and whose P_Key table its P_Key.
+ */
+static int cma_acquire_ib_dev(struct rdma_id_private *id_priv)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	const struct ib_gid_attr *sgid_attr;
+	struct cma_device *cma_dev;
+	u32 port;
+
+	list_for_each_entry(cma_dev, &dev_list, list) {
+		rdma_for_each_port(cma_dev->device, port) {
+			sgid_attr = cma_ib_port_sgid(cma_dev->device, port,
+						     dev_addr);
+			if (IS_ERR(sgid_attr))
+				continue;
+			cma_attach_with_gid(id_priv, cma_dev, port, sgid_attr);
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
 /*
  * Attach the id to the RDMA device whose port has a GID for the id's
  * source IP on the netdev dev_addr->bound_dev_if (RoCE), or whose iWARP
- * port is bound to that netdev. Called with lock held.
+ * port is bound to that netdev, or (IPoIB) whose InfiniBand port has the
+ * GID of that netdev's address. Called with lock held.
  */
 static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 {
@@ -418,6 +462,8 @@ static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 	u32 port;
 
 	lockdep_assert_held(&lock);
+	if (cma_ib_dev_addr(dev_addr))
+		return cma_acquire_ib_dev(id_priv);
 	/* The IPoIB port space belongs to InfiniBand ports, never to RoCE. */
 	if (id_priv->id.ps == RDMA_PS_IPOIB)
 		return -EINVAL;
@@ -443,12 +489,7 @@ static int cma_acquire_dev_by_src_ip(struct rdma_id_private *id_priv)
 						port, ndev);
 			if (IS_ERR(sgid_attr))
 				continue;
-			if (dev_addr->sgid_attr)
-				rdma_put_gid_attr(dev_addr->sgid_attr);
-			dev_addr->sgid_attr = sgid_attr;
-			id_priv->id.port_num = port;
-			id_priv->gid_type = sgid_attr->gid_type;
-			cma_attach_to_dev(id_priv, cma_dev);
+			cma_attach_with_gid(id_priv, cma_dev, port, sgid_attr);
 			dev_put(ndev);
 			return 0;
 		}
@@ -619,6 +660,9 @@ static void cma_cancel_operation(struct rdma_id_private *id_priv,
 		break;
 	case RDMA_CM_ROUTE_QUERY:
 		/* The work sees DESTROYING and does nothing. */
+		if (id_priv->id.device &&
+		    rdma_protocol_ib(id_priv->id.device, id_priv->id.port_num))
+			cma_ib_cancel_route(id_priv);
 		break;
 	case RDMA_CM_LISTEN:
 		cma_cancel_listens(id_priv);
@@ -1026,27 +1070,29 @@ static int cma_build_roce_path(struct rdma_id_private *id_priv,
 	return 0;
 }
 
-static void cma_route_work(struct work_struct *work)
+/*
+ * The end of rdma_resolve_route(), from rdma_cm's work queue: @path (owned
+ * by the id from here on) or the error @status, told to the user. Drops
+ * the reference the resolution held.
+ */
+void cma_route_finish(struct rdma_id_private *id_priv,
+		      struct sa_path_rec *path, int status)
 {
-	struct rdma_id_private *id_priv =
-		container_of(work, struct rdma_id_private, route_work);
 	struct rdma_cm_event event = {};
-	struct sa_path_rec *path;
-	int ret;
 
 	mutex_lock(&id_priv->handler_mutex);
-	if (READ_ONCE(id_priv->state) != RDMA_CM_ROUTE_QUERY)
+	id_priv->sa_query = NULL;
+	if (READ_ONCE(id_priv->state) != RDMA_CM_ROUTE_QUERY) {
+		kfree(path);
 		goto out;
-
-	path = kmalloc(sizeof(*path), GFP_KERNEL);
-	ret = path ? cma_build_roce_path(id_priv, path) : -ENOMEM;
-	if (ret) {
+	}
+	if (status) {
 		kfree(path);
 		if (!cma_comp_exch(id_priv, RDMA_CM_ROUTE_QUERY,
 				   RDMA_CM_ADDR_RESOLVED))
 			goto out;
 		event.event = RDMA_CM_EVENT_ROUTE_ERROR;
-		event.status = ret;
+		event.status = status;
 	} else {
 		kfree(id_priv->id.route.path_rec);
 		id_priv->id.route.path_rec = path;
@@ -1067,21 +1113,45 @@ out:
 	cma_id_put(id_priv);
 }
 
+/* RoCE: the path is built from what address resolution found. */
+static void cma_route_work(struct work_struct *work)
+{
+	struct rdma_id_private *id_priv =
+		container_of(work, struct rdma_id_private, route_work);
+	struct sa_path_rec *path;
+	int ret;
+
+	path = kmalloc(sizeof(*path), GFP_KERNEL);
+	ret = path ? cma_build_roce_path(id_priv, path) : -ENOMEM;
+	cma_route_finish(id_priv, path, ret);
+}
+
 int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 {
 	struct rdma_id_private *id_priv = cma_priv(id);
+	bool iwarp, ib;
+	int ret;
 
-	bool iwarp = id->device &&
-		     rdma_protocol_iwarp(id->device, id->port_num);
-
-	if (!iwarp && (!id->device ||
-		       !rdma_protocol_roce(id->device, id->port_num)))
+	if (!id->device)
+		return -ENOSYS;
+	iwarp = rdma_protocol_iwarp(id->device, id->port_num);
+	ib = rdma_protocol_ib(id->device, id->port_num);
+	if (!iwarp && !ib && !rdma_protocol_roce(id->device, id->port_num))
 		return -ENOSYS;
 	if (!cma_comp_exch(id_priv, RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY))
 		return -EINVAL;
 
 	id_priv->timeout_ms = timeout_ms;
 	cma_id_get(id_priv);
+	if (ib) {
+		ret = cma_ib_resolve_route(id_priv, timeout_ms);
+		if (ret) {
+			cma_comp_exch(id_priv, RDMA_CM_ROUTE_QUERY,
+				      RDMA_CM_ADDR_RESOLVED);
+			cma_id_put(id_priv);
+		}
+		return ret;
+	}
 	INIT_WORK(&id_priv->route_work,
 		  iwarp ? cma_iw_route_work : cma_route_work);
 	queue_work(cma_wq, &id_priv->route_work);
@@ -1189,15 +1259,37 @@ EXPORT_SYMBOL(rdma_set_min_rnr_timer);
 
 /* ------------------------------------------------------------ QPs */
 
+/*
+ * The Q_Key of a UD id that has none yet: rdma_cm's own, except for the
+ * IPoIB port space on InfiniBand, whose ids talk to IPoIB (the Q_Key of
+ * the partition's broadcast group).
+ */
+int cma_set_default_qkey(struct rdma_id_private *id_priv)
+{
+	struct rdma_cm_id *id = &id_priv->id;
+
+	if (id_priv->qkey)
+		return 0;
+	if (id->ps == RDMA_PS_IPOIB && id->device &&
+	    rdma_protocol_ib(id->device, id->port_num))
+		return cma_ib_ipoib_qkey(id_priv, &id_priv->qkey);
+	id_priv->qkey = RDMA_UDP_QKEY;
+	return 0;
+}
+
 static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 			       struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
-	u16 pkey;
+	u16 pkey, index = 0;
 	int ret;
 
-	ret = ib_get_cached_pkey(id_priv->id.device, id_priv->id.port_num, 0,
-				 &pkey);
-	qp_attr->pkey_index = 0;
+	/* InfiniBand: the partition of the IPoIB interface; RoCE: index 0. */
+	if (rdma_protocol_ib(id_priv->id.device, id_priv->id.port_num))
+		ret = cma_ib_pkey_index(id_priv, &index);
+	else
+		ret = ib_get_cached_pkey(id_priv->id.device,
+					 id_priv->id.port_num, 0, &pkey);
+	qp_attr->pkey_index = index;
 	if (ret)
 		return ret;
 	qp_attr->port_num = id_priv->id.port_num;
@@ -1205,8 +1297,9 @@ static int cma_ib_init_qp_attr(struct rdma_id_private *id_priv,
 
 	if (id_priv->id.qp_type == IB_QPT_UD) {
 		/* The QP exists before connect: fix the Q_Key now. */
-		if (!id_priv->qkey)
-			id_priv->qkey = RDMA_UDP_QKEY;
+		ret = cma_set_default_qkey(id_priv);
+		if (ret)
+			return ret;
 		qp_attr->qkey = id_priv->qkey;
 		*qp_attr_mask |= IB_QP_QKEY;
 	} else {
@@ -1566,6 +1659,13 @@ static void cma_sidr_rep_event(struct rdma_id_private *id_priv,
 		return;
 	}
 
+	if (!sa_path_is_roce(path)) {
+		/* InfiniBand: the peer's LID (and a GRH if routed). */
+		ev->status = cma_ib_ud_ah(id_priv, ah);
+		if (ev->status)
+			return;
+		goto done;
+	}
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_sl(ah, path->sl);
 	rdma_ah_set_port_num(ah, id_priv->id.port_num);
@@ -1575,6 +1675,7 @@ static void cma_sidr_rep_event(struct rdma_id_private *id_priv,
 	/* The event's ah_attr holds its own GID reference. */
 	rdma_hold_gid_attr(sgid_attr);
 	ah->grh.sgid_attr = sgid_attr;
+done:
 	ev->param.ud.qkey = rep->qkey;
 	ev->param.ud.qp_num = rep->qpn;
 	ev->status = 0;
@@ -1632,16 +1733,21 @@ static void cma_hdr_to_addr(struct sockaddr *sa, const union cma_ip_addr *ip,
 	}
 }
 
-/* Does listener @l accept a request for @dst (an IP of family @fam)? */
+/*
+ * Does listener @l accept a request for @dst (an IP of family @fam)? On
+ * InfiniBand @net is the namespace of the IPoIB interface owning @dst.
+ */
 static bool cma_listener_match(struct rdma_id_private *l,
 			       const struct sockaddr *dst,
-			       struct ib_device *device)
+			       struct ib_device *device, struct net *net)
 {
 	struct sockaddr *src = cma_src_addr(l);
 
 	if (l->state != RDMA_CM_LISTEN)
 		return false;
 	if (l->id.device && l->id.device != device)
+		return false;
+	if (net && !net_eq(l->id.route.addr.dev_addr.net, net))
 		return false;
 	if (cma_any_addr(src)) {
 		if (src->sa_family == dst->sa_family)
@@ -1654,7 +1760,7 @@ static bool cma_listener_match(struct rdma_id_private *l,
 /* Find (and get) the listener for a request; NULL if there is none. */
 static struct rdma_id_private *
 cma_find_listener(__be64 service_id, const struct sockaddr *dst,
-		  struct ib_device *device)
+		  struct ib_device *device, struct net *net)
 {
 	u64 sid = be64_to_cpu(service_id);
 	struct rdma_id_private *cur, *wild = NULL, *found = NULL;
@@ -1671,7 +1777,7 @@ cma_find_listener(__be64 service_id, const struct sockaddr *dst,
 	bind_list = xa_load(xa, sid & 0xffff);
 	if (bind_list) {
 		hlist_for_each_entry(cur, &bind_list->owners, node) {
-			if (!cma_listener_match(cur, dst, device))
+			if (!cma_listener_match(cur, dst, device, net))
 				continue;
 			if (!cma_any_addr(cma_src_addr(cur))) {
 				found = cur;
@@ -1717,13 +1823,18 @@ int cma_attach_to_device(struct rdma_id_private *id_priv,
 	return cma_dev ? 0 : -ENODEV;
 }
 
-/* Fill the new id's addressing and device from the request. */
+/*
+ * Fill the new id's addressing and device from the request. @ib_ndev is
+ * the IPoIB interface of a request on an InfiniBand port; on RoCE the
+ * netdev is the one of the GID entry.
+ */
 static int cma_setup_conn_id(struct rdma_id_private *conn_id,
 			     struct rdma_id_private *listen_id,
 			     const struct cma_hdr *hdr, int ip_ver,
 			     struct ib_cm_id *cm_id, u32 port,
 			     const struct ib_gid_attr *sgid_attr,
-			     struct sa_path_rec *path)
+			     struct sa_path_rec *path,
+			     struct net_device *ib_ndev)
 {
 	struct rdma_dev_addr *dev_addr = &conn_id->id.route.addr.dev_addr;
 	struct net_device *ndev;
@@ -1733,7 +1844,7 @@ static int cma_setup_conn_id(struct rdma_id_private *conn_id,
 		return -EINVAL;
 
 	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	ndev = ib_ndev ? ib_ndev : rdma_read_gid_attr_ndev_rcu(sgid_attr);
 	if (IS_ERR(ndev)) {
 		rcu_read_unlock();
 		return PTR_ERR(ndev);
@@ -1747,8 +1858,16 @@ static int cma_setup_conn_id(struct rdma_id_private *conn_id,
 	cma_hdr_to_addr(cma_dst_addr(conn_id), &hdr->src_addr, ip_ver,
 			hdr->port, scope);
 	dev_addr->network = ip_ver == 4 ? RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	if (ib_ndev) {
+		dev_addr->network = RDMA_NETWORK_IB;
+		/* The peer's GID where an IPoIB address keeps it. */
+		if (path)
+			rdma_addr_set_dgid(dev_addr, &path->dgid);
+	}
 	if (path) {
-		memcpy(dev_addr->dst_dev_addr, path->roce.dmac, ETH_ALEN);
+		if (sa_path_is_roce(path))
+			memcpy(dev_addr->dst_dev_addr, path->roce.dmac,
+			       ETH_ALEN);
 		conn_id->id.route.path_rec = kmemdup(path, sizeof(*path),
 						     GFP_KERNEL);
 		if (!conn_id->id.route.path_rec)
@@ -1772,6 +1891,8 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	const struct ib_gid_attr *sgid_attr;
 	struct sockaddr_storage dst = {};
 	struct sa_path_rec *path = NULL;
+	const struct ib_gid_attr *ib_sgid = NULL;
+	struct net_device *ib_ndev = NULL;
 	enum ib_qp_type qp_type;
 	__be64 service_id;
 	bool sidr;
@@ -1804,10 +1925,22 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	}
 
 	cma_hdr_to_addr((struct sockaddr *)&dst, &hdr->dst_addr, ver, 0, 0);
+	/* InfiniBand: the IPoIB interface the request is for, and its GID. */
+	if (rdma_protocol_ib(cm_id->device, port)) {
+		ret = cma_ib_req_target(cm_id->device, port, ib_event,
+					(struct sockaddr *)&dst, &ib_ndev,
+					&ib_sgid);
+		if (ret)
+			return ret;
+		sgid_attr = ib_sgid;
+	}
 	listen_id = cma_find_listener(service_id, (struct sockaddr *)&dst,
-				      cm_id->device);
-	if (!listen_id)
-		return -ECONNREFUSED;
+				      cm_id->device,
+				      ib_ndev ? dev_net(ib_ndev) : NULL);
+	if (!listen_id) {
+		ret = -ECONNREFUSED;
+		goto out_target;
+	}
 
 	mutex_lock_nested(&listen_id->handler_mutex, CMA_LOCK_LISTENER);
 	if (READ_ONCE(listen_id->state) != RDMA_CM_LISTEN) {
@@ -1832,7 +1965,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 
 	mutex_lock_nested(&conn_id->handler_mutex, CMA_LOCK_REQ_ID);
 	ret = cma_setup_conn_id(conn_id, listen_id, hdr, ver, cm_id, port,
-				sgid_attr, path);
+				sgid_attr, path, ib_ndev);
 	if (ret)
 		goto err_destroy_conn;
 
@@ -1871,7 +2004,7 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 		mutex_unlock(&listen_id->handler_mutex);
 		cma_id_put(listen_id);
 		destroy_id_handler_unlock(conn_id);
-		return ret;
+		goto out_target;
 	}
 
 	/* Not accepted yet: ask the peer for patience if it re-sends. */
@@ -1881,18 +2014,23 @@ static int cma_ib_req_handler(struct ib_cm_id *cm_id,
 	mutex_unlock(&conn_id->handler_mutex);
 	mutex_unlock(&listen_id->handler_mutex);
 	cma_id_put(listen_id);
-	return 0;
+	ret = 0;
+	goto out_target;
 
 err_destroy_conn:
 	conn_id->cm_id_ib = NULL;
 	mutex_unlock(&listen_id->handler_mutex);
 	cma_id_put(listen_id);
 	destroy_id_handler_unlock(conn_id);
-	return ret;
+	goto out_target;
 
 err_unlock_listen:
 	mutex_unlock(&listen_id->handler_mutex);
 	cma_id_put(listen_id);
+out_target:
+	if (ib_sgid)
+		rdma_put_gid_attr(ib_sgid);
+	dev_put(ib_ndev);
 	return ret;
 }
 
@@ -2148,9 +2286,9 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		goto err;
 	}
 	if (id->qp_type == IB_QPT_UD) {
-		if (!id_priv->qkey)
-			id_priv->qkey = RDMA_UDP_QKEY;
-		ret = cma_resolve_ib_udp(id_priv, conn_param);
+		ret = cma_set_default_qkey(id_priv);
+		if (!ret)
+			ret = cma_resolve_ib_udp(id_priv, conn_param);
 	} else {
 		if (!conn_param) {
 			ret = -EINVAL;
@@ -2372,9 +2510,12 @@ static int cma_add_one(struct ib_device *device)
 
 	i = 0;
 	rdma_for_each_port(device, port) {
-		cma_dev->default_gid_type[i++] =
-			rdma_protocol_roce_udp_encap(device, port) ?
-			IB_GID_TYPE_ROCE_UDP_ENCAP : IB_GID_TYPE_ROCE;
+		if (rdma_protocol_ib(device, port))
+			cma_dev->default_gid_type[i++] = IB_GID_TYPE_IB;
+		else
+			cma_dev->default_gid_type[i++] =
+				rdma_protocol_roce_udp_encap(device, port) ?
+				IB_GID_TYPE_ROCE_UDP_ENCAP : IB_GID_TYPE_ROCE;
 	}
 	cma_dev->device = device;
 	init_completion(&cma_dev->comp);
@@ -2488,6 +2629,7 @@ static int __init cma_init(void)
 	cma_wq = alloc_ordered_workqueue("rdma_cm", WQ_MEM_RECLAIM);
 	if (!cma_wq)
 		return -ENOMEM;
+	ib_sa_register_client(&cma_sa_client);
 	ret = ib_register_client(&cma_client);
 	if (ret)
 		goto err_wq;
@@ -2499,6 +2641,7 @@ static int __init cma_init(void)
 err_client:
 	ib_unregister_client(&cma_client);
 err_wq:
+	ib_sa_unregister_client(&cma_sa_client);
 	destroy_workqueue(cma_wq);
 	return ret;
 }
@@ -2507,6 +2650,7 @@ static void __exit cma_cleanup(void)
 {
 	cma_configfs_exit();
 	ib_unregister_client(&cma_client);
+	ib_sa_unregister_client(&cma_sa_client);
 	destroy_workqueue(cma_wq);
 }
 

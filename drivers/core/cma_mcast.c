@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rdma_cm multicast on RoCE: rdma_join_multicast()/rdma_leave_multicast().
+ * rdma_cm multicast: rdma_join_multicast()/rdma_leave_multicast(). On
+ * InfiniBand ports the group is joined through the SA (cma_ib_mcast.c);
+ * the rest of this file is RoCE's.
  *
  * RoCE has no subnet administrator to join through: a join is local. The
  * group's MGID is derived from the IP multicast address, the address
@@ -21,16 +23,6 @@
 #include <rdma/ib_cache.h>
 
 #include "cma_priv.h"
-
-struct cma_multicast {
-	struct list_head list;		/* in id_priv->mc_list */
-	struct rdma_id_private *id_priv;
-	struct sockaddr_storage addr;
-	union ib_gid mgid;
-	int ifindex;			/* netdev of the IP membership, or 0 */
-	struct work_struct work;
-	struct rdma_cm_event event;	/* MULTICAST_JOIN, built at join */
-};
 
 /*
  * The MGID of an IP group: an IPv6 group is its own MGID; an IPv4 group is
@@ -149,8 +141,8 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		return -EINVAL;
 	if (id->qp_type != IB_QPT_UD)
 		return -EINVAL;
-	/* Only RoCE: InfiniBand groups are joined through the SA. */
-	if (!rdma_protocol_roce(id->device, id->port_num))
+	if (!rdma_protocol_roce(id->device, id->port_num) &&
+	    !rdma_protocol_ib(id->device, id->port_num))
 		return -EOPNOTSUPP;
 	if (join_state != BIT(FULLMEMBER_JOIN) &&
 	    join_state != BIT(SENDONLY_FULLMEMBER_JOIN))
@@ -164,6 +156,26 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->id_priv = id_priv;
 	memcpy(&mc->addr, addr, rdma_addr_size(addr));
 	INIT_WORK(&mc->work, cma_mcast_work);
+	mc->event.param.ud.private_data = context;
+	ret = cma_set_default_qkey(id_priv);
+	if (ret) {
+		kfree(mc);
+		return ret;
+	}
+	if (rdma_protocol_ib(id->device, id->port_num)) {
+		/* Listed first: the SA's answer may come at once. */
+		spin_lock_irqsave(&id_priv->lock, flags);
+		list_add_tail(&mc->list, &id_priv->mc_list);
+		spin_unlock_irqrestore(&id_priv->lock, flags);
+		ret = cma_ib_join(id_priv, mc, join_state);
+		if (!ret)
+			return 0;
+		spin_lock_irqsave(&id_priv->lock, flags);
+		list_del(&mc->list);
+		spin_unlock_irqrestore(&id_priv->lock, flags);
+		kfree(mc);
+		return ret;
+	}
 	cma_mcast_mgid(addr, dev_addr->sgid_attr->gid_type, &mc->mgid);
 
 	ret = cma_mcast_ah(id_priv, mc);
@@ -180,8 +192,6 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		mc->ifindex = dev_addr->bound_dev_if;
 	}
 
-	if (!id_priv->qkey)
-		id_priv->qkey = RDMA_UDP_QKEY;
 	mc->event.event = RDMA_CM_EVENT_MULTICAST_JOIN;
 	mc->event.param.ud.private_data = context;
 	mc->event.param.ud.qp_num = 0xffffff;
@@ -207,6 +217,9 @@ static void cma_mcast_free(struct cma_multicast *mc)
 {
 	struct rdma_id_private *id_priv = mc->id_priv;
 
+	/* Waits for the SA callback: it queues no work after this. */
+	if (mc->sa_mc)
+		cma_ib_leave(mc);
 	if (cancel_work_sync(&mc->work))
 		cma_id_put(id_priv);
 	if (mc->ifindex)

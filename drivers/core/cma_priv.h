@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * rdma_cm internals shared by cma.c, cma_iw.c (the iWARP half),
- * cma_mcast.c and cma_configfs.c.
+ * rdma_cm internals shared by cma.c, cma_iw.c (the iWARP half), cma_ib.c
+ * (InfiniBand ports), cma_mcast.c, cma_ib_mcast.c and cma_configfs.c.
  */
 #ifndef RDMA_KMOD_CMA_PRIV_H
 #define RDMA_KMOD_CMA_PRIV_H
@@ -14,6 +14,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_cm_ib.h>
+#include <rdma/ib_sa.h>
 
 /*
  * Where an id is in its life. The numbers are what netlink reports for a
@@ -106,6 +107,11 @@ struct rdma_id_private {
 	struct ib_cm_id *cm_id_ib;
 	struct iw_cm_id *cm_id_iw;
 	struct work_struct route_work;
+	/* InfiniBand: the PathRecord query of rdma_resolve_route(). */
+	struct ib_sa_query *sa_query;
+	int sa_query_id;
+	int sa_status;
+	struct sa_path_rec sa_path;
 
 	/* Options and connection parameters. */
 	int backlog;
@@ -147,6 +153,9 @@ int cma_cm_event_handler(struct rdma_id_private *id_priv,
 			 struct rdma_cm_event *event);
 int cma_modify_qp_rtr(struct rdma_id_private *id_priv,
 		      struct rdma_conn_param *conn_param);
+void cma_route_finish(struct rdma_id_private *id_priv,
+		      struct sa_path_rec *path, int status);
+int cma_set_default_qkey(struct rdma_id_private *id_priv);
 
 /* cma_iw.c: ids on iWARP devices connect through iw_cm. */
 static inline bool cma_iw_device(struct ib_device *device)
@@ -165,6 +174,40 @@ int cma_iw_connect(struct rdma_id_private *id_priv,
 		   struct rdma_conn_param *conn_param);
 int cma_iw_accept(struct rdma_id_private *id_priv,
 		  struct rdma_conn_param *conn_param);
+
+/* cma_ib.c: ids on InfiniBand ports (IPoIB addresses). */
+extern struct ib_sa_client cma_sa_client;
+bool cma_ib_dev_addr(const struct rdma_dev_addr *dev_addr);
+const struct ib_gid_attr *cma_ib_port_sgid(struct ib_device *device, u32 port,
+					   struct rdma_dev_addr *dev_addr);
+int cma_ib_pkey_index(struct rdma_id_private *id_priv, u16 *index);
+int cma_ib_ipoib_qkey(struct rdma_id_private *id_priv, u32 *qkey);
+int cma_ib_resolve_route(struct rdma_id_private *id_priv,
+			 unsigned long timeout_ms);
+void cma_ib_cancel_route(struct rdma_id_private *id_priv);
+int cma_ib_ud_ah(struct rdma_id_private *id_priv, struct rdma_ah_attr *ah);
+int cma_ib_req_target(struct ib_device *device, u32 port,
+		      const struct ib_cm_event *ev, const struct sockaddr *dst,
+		      struct net_device **ndev,
+		      const struct ib_gid_attr **sgid_attr);
+
+/* A group an id joined (cma_mcast.c, cma_ib_mcast.c). */
+struct cma_multicast {
+	struct list_head list;		/* in id_priv->mc_list */
+	struct rdma_id_private *id_priv;
+	struct sockaddr_storage addr;
+	union ib_gid mgid;
+	int ifindex;			/* netdev of the IP membership, or 0 */
+	struct ib_sa_multicast *sa_mc;	/* InfiniBand: the SA membership */
+	bool ib_pending;		/* InfiniBand: @event not delivered */
+	struct work_struct work;
+	struct rdma_cm_event event;	/* MULTICAST_JOIN (or _ERROR) */
+};
+
+/* cma_ib_mcast.c: groups joined through the SA on InfiniBand ports. */
+int cma_ib_join(struct rdma_id_private *id_priv, struct cma_multicast *mc,
+		u8 join_state);
+void cma_ib_leave(struct cma_multicast *mc);
 
 /* cma_mcast.c */
 void cma_leave_all_mcast(struct rdma_id_private *id_priv);

@@ -353,7 +353,15 @@ struct ib_device *ib_device_get_by_netdev(struct net_device *ndev,
 	unsigned long index;
 	u32 p;
 
-	down_read(&devices_rwsem);
+	/*
+	 * Under RCU, not devices_rwsem: drivers' netdev notifiers call this
+	 * under the rtnl, and clients' add() (ib_ipoib's register_netdev)
+	 * take the rtnl under a device's client_data_rwsem, which nests in
+	 * devices_rwsem. A device unmarked meanwhile is no longer gettable
+	 * (its refcount went to zero); unregistration waits for readers
+	 * (free_netdevs' synchronize_rcu) and devices are freed by RCU.
+	 */
+	rcu_read_lock();
 	xa_for_each_marked(&devices, index, device, DEVICE_REGISTERED) {
 		if (driver_id != RDMA_DRIVER_UNKNOWN &&
 		    device->ops.driver_id != driver_id)
@@ -361,12 +369,12 @@ struct ib_device *ib_device_get_by_netdev(struct net_device *ndev,
 		rdma_for_each_port(device, p) {
 			if (port_has_ndev(device, p, ndev) &&
 			    ib_device_try_get(device)) {
-				up_read(&devices_rwsem);
+				rcu_read_unlock();
 				return device;
 			}
 		}
 	}
-	up_read(&devices_rwsem);
+	rcu_read_unlock();
 	return NULL;
 }
 EXPORT_SYMBOL(ib_device_get_by_netdev);

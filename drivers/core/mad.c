@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The MAD layer: a GSI QP (QP1) on every MAD-capable port, kernel MAD
- * agents registered on it, request/response matching by TID, response
- * timeouts with retries, and address handles back to a MAD's sender.
+ * The MAD layer: a GSI QP (QP1) on every MAD-capable port and an SMI QP
+ * (QP0) on InfiniBand ones, kernel MAD agents registered on them,
+ * request/response matching by TID, response timeouts with retries, the
+ * device's right of first refusal on what arrives, and address handles
+ * back to a MAD's sender. Kernel RMPP (segmentation and reassembly) is in
+ * mad_rmpp.c, the directed-route rules and local SMPs in mad_smi.c.
  *
  * Handlers run in process context: receive and send completions from the
  * CQ's workqueue, timeouts and cancellations from ib_mad_wq. They may not
@@ -21,10 +24,10 @@
 #include "core_priv.h"
 #include "mad_priv.h"
 
-static LIST_HEAD(ib_mad_port_list);
-static DEFINE_SPINLOCK(ib_mad_port_list_lock);
+LIST_HEAD(ib_mad_port_list);
+DEFINE_SPINLOCK(ib_mad_port_list_lock);
 static atomic_t ib_mad_client_id = ATOMIC_INIT(0);
-static struct workqueue_struct *ib_mad_wq;
+struct workqueue_struct *ib_mad_wq;
 static struct ib_client mad_client;
 
 static void mad_timeout_work(struct work_struct *work);
@@ -45,17 +48,6 @@ static struct ib_mad_port *mad_find_port(struct ib_device *device,
 	}
 	spin_unlock(&ib_mad_port_list_lock);
 	return found;
-}
-
-static void agent_get(struct ib_mad_agent_priv *priv)
-{
-	refcount_inc(&priv->refcount);
-}
-
-static void agent_put(struct ib_mad_agent_priv *priv)
-{
-	if (refcount_dec_and_test(&priv->refcount))
-		complete(&priv->comp);
 }
 
 int ib_response_mad(const struct ib_mad_hdr *hdr)
@@ -118,15 +110,20 @@ static bool reg_req_overlaps(const struct ib_mad_reg_req *a,
 				 IB_MGMT_MAX_METHODS);
 }
 
+static bool mad_class_is_smp(u8 mgmt_class)
+{
+	return mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+	       mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+}
+
 /* What a class registration must look like (SMP classes: QP0 only). */
 static bool reg_req_valid(const struct ib_mad_reg_req *req,
-			  ib_mad_recv_handler recv_handler)
+			  ib_mad_recv_handler recv_handler, bool smi)
 {
 	static const u8 zero_oui[3];
 
 	if (!recv_handler || !req->mgmt_class ||
-	    req->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
-	    req->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+	    mad_class_is_smp(req->mgmt_class) != smi)
 		return false;
 	/* Range-2 vendor classes are told apart by their OUI. */
 	if (mad_class_is_vendor2(req->mgmt_class) &&
@@ -146,27 +143,33 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 					   u32 registration_flags)
 {
 	struct ib_mad_agent_priv *priv, *other;
+	bool smi = qp_type == IB_QPT_SMI;
+	struct ib_mad_queue *queue;
 	struct ib_mad_port *port;
 	int ret;
 
-	if (qp_type != IB_QPT_GSI)
-		return ERR_PTR(qp_type == IB_QPT_SMI ? -EPROTONOSUPPORT :
-			       -EINVAL);
-	/* RMPP is not implemented; user-space RMPP needs nothing from us. */
-	if (rmpp_version && !(registration_flags & IB_MAD_USER_RMPP))
+	if (qp_type != IB_QPT_GSI && !smi)
 		return ERR_PTR(-EINVAL);
+	if (smi && !rdma_cap_ib_smi(device, port_num))
+		return ERR_PTR(-EPROTONOSUPPORT);
 	if (registration_flags & ~IB_MAD_REG_FLAGS_MASK)
+		return ERR_PTR(-EINVAL);
+	/* User RMPP needs a class: as upstream, refused for send-only agents. */
+	if (!mad_reg_req && (registration_flags & IB_MAD_USER_RMPP))
 		return ERR_PTR(-EINVAL);
 	if (rmpp_version && (rmpp_version != IB_MGMT_RMPP_VERSION ||
 			     (mad_reg_req &&
 			      !ib_is_mad_class_rmpp(mad_reg_req->mgmt_class))))
 		return ERR_PTR(-EINVAL);
-	if (mad_reg_req && !reg_req_valid(mad_reg_req, recv_handler))
+	if (mad_reg_req && !reg_req_valid(mad_reg_req, recv_handler, smi))
 		return ERR_PTR(-EINVAL);
 
 	port = mad_find_port(device, port_num);
 	if (!port)
 		return ERR_PTR(-ENODEV);
+	queue = smi ? &port->smi : &port->gsi;
+	if (!queue->qp)
+		return ERR_PTR(-EPROTONOSUPPORT);
 
 	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
 	if (!priv)
@@ -180,8 +183,9 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 		}
 	}
 	priv->port = port;
+	priv->queue = queue;
 	priv->agent.device = device;
-	priv->agent.qp = port->qp;
+	priv->agent.qp = queue->qp;
 	priv->agent.recv_handler = recv_handler;
 	priv->agent.send_handler = send_handler;
 	priv->agent.context = context;
@@ -192,6 +196,7 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 	spin_lock_init(&priv->lock);
 	INIT_LIST_HEAD(&priv->send_list);
 	INIT_DELAYED_WORK(&priv->timed_work, mad_timeout_work);
+	mad_rmpp_agent_init(priv);
 	refcount_set(&priv->refcount, 1);
 	init_completion(&priv->comp);
 
@@ -202,7 +207,7 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device,
 	}
 	if (priv->reg_req) {
 		list_for_each_entry(other, &port->agents, port_entry) {
-			if (other->reg_req &&
+			if (other->queue == queue && other->reg_req &&
 			    reg_req_overlaps(other->reg_req, priv->reg_req)) {
 				/* As upstream: a method has one owner per port. */
 				ret = -EINVAL;
@@ -229,13 +234,8 @@ EXPORT_SYMBOL(ib_register_mad_agent);
 
 /* ------------------------------------------------------------ sends */
 
-static bool send_wr_idle(const struct ib_mad_send_wr_priv *wr)
-{
-	return !wr->on_qp && !wr->wait_resp && !wr->in_handler;
-}
-
 /* Runs the send handler of a finished send and drops its agent ref. */
-static void mad_complete_send(struct ib_mad_send_wr_priv *wr)
+void mad_complete_send(struct ib_mad_send_wr_priv *wr)
 {
 	struct ib_mad_agent_priv *priv = wr->agent_priv;
 	struct ib_mad_send_wc send_wc = {
@@ -243,14 +243,15 @@ static void mad_complete_send(struct ib_mad_send_wr_priv *wr)
 		.status = wr->status,
 	};
 
-	if (priv->agent.send_handler)
+	if (wr->rmpp_ctl)
+		mad_rmpp_ctl_sent(wr);
+	else if (priv->agent.send_handler)
 		priv->agent.send_handler(&priv->agent, &send_wc);
 	agent_put(priv);
 }
 
 /* Make the timeout work run no later than @expires. Agent lock held. */
-static void mad_arm_timer(struct ib_mad_agent_priv *priv,
-			  unsigned long expires)
+void mad_arm_timer(struct ib_mad_agent_priv *priv, unsigned long expires)
 {
 	struct delayed_work *dw = &priv->timed_work;
 	long delay = (long)(expires - jiffies);
@@ -267,13 +268,14 @@ static void mad_arm_timer(struct ib_mad_agent_priv *priv,
 static void mad_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* Hand a send to the QP, or park it if the send queue is full. Port lock held. */
-static int mad_post_wr(struct ib_mad_port *port, struct ib_mad_send_wr_priv *wr)
+int mad_post_wr(struct ib_mad_queue *queue, struct ib_mad_send_wr_priv *wr)
 {
+	struct ib_mad_port *port = queue->port;
 	struct ib_device *dev = port->device;
 	int ret;
 
-	if (port->send_count >= IB_MAD_SEND_DEPTH) {
-		list_add_tail(&wr->port_list, &port->send_overflow);
+	if (queue->send_count >= IB_MAD_SEND_DEPTH) {
+		list_add_tail(&wr->port_list, &queue->send_overflow);
 		wr->overflow = true;
 		return 0;
 	}
@@ -297,23 +299,39 @@ static int mad_post_wr(struct ib_mad_port *port, struct ib_mad_send_wr_priv *wr)
 	wr->wr.remote_qkey = IB_QP1_QKEY;
 	wr->wr.pkey_index = wr->pkey_index;
 
-	ret = ib_post_send(port->qp, &wr->wr.wr, NULL);
+	ret = ib_post_send(queue->qp, &wr->wr.wr, NULL);
 	if (ret) {
 		ib_dma_unmap_single(dev, wr->dma_addr, IB_MGMT_MAD_SIZE,
 				    DMA_TO_DEVICE);
 		return ret;
 	}
-	port->send_count++;
+	queue->send_count++;
 	return 0;
 }
 
+/*
+ * A send (first time or again) to where it goes: the QP, or the SMI's
+ * work for what QP0 must not put on the wire as it is. Port lock held.
+ */
+static int mad_submit_wr(struct ib_mad_queue *queue,
+			 struct ib_mad_send_wr_priv *wr)
+{
+	if (queue->port->dying)
+		return -ENODEV;
+	if (wr->smi_route != MAD_ROUTE_WIRE) {
+		mad_smi_queue_job(queue->port, wr);
+		return 0;
+	}
+	return mad_post_wr(queue, wr);
+}
+
 /* The send WR of @wr is finished (completed, failed or flushed). */
-static void mad_wr_send_completed(struct ib_mad_send_wr_priv *wr,
-				  enum ib_wc_status status)
+void mad_wr_send_completed(struct ib_mad_send_wr_priv *wr,
+			   enum ib_wc_status status)
 {
 	struct ib_mad_agent_priv *priv = wr->agent_priv;
 	unsigned long flags;
-	bool done = false;
+	bool done = false, next = false;
 
 	spin_lock_irqsave(&priv->lock, flags);
 	wr->on_qp = false;
@@ -321,6 +339,9 @@ static void mad_wr_send_completed(struct ib_mad_send_wr_priv *wr,
 		if (wr->status == IB_WC_SUCCESS)
 			wr->status = status;
 		wr->wait_resp = false;
+	} else if (wr->wait_resp && wr->rmpp && mad_rmpp_next_seg(wr)) {
+		wr->on_qp = true;	/* the next segment of the window */
+		next = true;
 	} else if (wr->wait_resp) {
 		wr->expires = jiffies + wr->timeout;
 		mad_arm_timer(priv, wr->expires);
@@ -330,15 +351,33 @@ static void mad_wr_send_completed(struct ib_mad_send_wr_priv *wr,
 		done = true;
 	}
 	spin_unlock_irqrestore(&priv->lock, flags);
+	if (next)
+		mad_repost(wr);
 	if (done)
 		mad_complete_send(wr);
+}
+
+/* Posts a send again (already marked on_qp); a failure completes it. */
+void mad_repost(struct ib_mad_send_wr_priv *wr)
+{
+	struct ib_mad_queue *queue = wr->agent_priv->queue;
+	struct ib_mad_port *port = queue->port;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&port->lock, flags);
+	ret = mad_submit_wr(queue, wr);
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (ret)
+		mad_wr_send_completed(wr, IB_WC_GENERAL_ERR);
 }
 
 static void mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ib_mad_send_wr_priv *wr =
 		container_of(wc->wr_cqe, struct ib_mad_send_wr_priv, cqe);
-	struct ib_mad_port *port = wr->agent_priv->port;
+	struct ib_mad_queue *queue = wr->agent_priv->queue;
+	struct ib_mad_port *port = queue->port;
 	struct ib_mad_send_wr_priv *next, *tmp;
 	LIST_HEAD(failed);
 	unsigned long flags;
@@ -348,14 +387,14 @@ static void mad_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* A send queue slot is free: start parked sends. */
 	spin_lock_irqsave(&port->lock, flags);
-	port->send_count--;
-	while (port->send_count < IB_MAD_SEND_DEPTH &&
-	       !list_empty(&port->send_overflow)) {
-		next = list_first_entry(&port->send_overflow,
+	queue->send_count--;
+	while (queue->send_count < IB_MAD_SEND_DEPTH &&
+	       !list_empty(&queue->send_overflow)) {
+		next = list_first_entry(&queue->send_overflow,
 					struct ib_mad_send_wr_priv, port_list);
 		list_del(&next->port_list);
 		next->overflow = false;
-		if (mad_post_wr(port, next))
+		if (mad_post_wr(queue, next))
 			list_add_tail(&next->port_list, &failed);
 	}
 	spin_unlock_irqrestore(&port->lock, flags);
@@ -378,11 +417,17 @@ struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 		container_of(mad_agent, struct ib_mad_agent_priv, agent);
 	struct ib_mad_send_wr_priv *wr;
 
-	if (rmpp_active || base_version != IB_MGMT_BASE_VERSION)
+	if (base_version != IB_MGMT_BASE_VERSION || hdr_len < 0 ||
+	    data_len < 0)
 		return ERR_PTR(-EINVAL);
-	if (hdr_len < 0 || data_len < 0 ||
-	    hdr_len + data_len > IB_MGMT_MAD_SIZE)
+	if (rmpp_active) {
+		/* Segmented here: the header must hold the RMPP header. */
+		if (!ib_mad_kernel_rmpp_agent(mad_agent) ||
+		    hdr_len < IB_MGMT_RMPP_HDR || hdr_len >= IB_MGMT_MAD_SIZE)
+			return ERR_PTR(-EINVAL);
+	} else if (hdr_len + data_len > IB_MGMT_MAD_SIZE) {
 		return ERR_PTR(-EINVAL);
+	}
 
 	wr = kzalloc(sizeof(*wr), gfp_mask);
 	if (!wr)
@@ -398,6 +443,10 @@ struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 	wr->send_buf.data_len = data_len;
 	wr->send_buf.seg_count = 1;
 	wr->send_buf.seg_size = IB_MGMT_MAD_SIZE - hdr_len;
+	if (rmpp_active && mad_rmpp_alloc_send(wr, gfp_mask)) {
+		kfree(wr);
+		return ERR_PTR(-ENOMEM);
+	}
 	/* The agent lives as long as any of its send buffers. */
 	agent_get(priv);
 	return &wr->send_buf;
@@ -413,6 +462,7 @@ void ib_free_send_mad(struct ib_mad_send_buf *send_buf)
 		return;
 	wr = container_of(send_buf, struct ib_mad_send_wr_priv, send_buf);
 	priv = wr->agent_priv;
+	kvfree(wr->seg_data);
 	kfree(wr);
 	agent_put(priv);
 }
@@ -420,6 +470,11 @@ EXPORT_SYMBOL(ib_free_send_mad);
 
 void *ib_get_rmpp_segment(struct ib_mad_send_buf *send_buf, int seg_num)
 {
+	struct ib_mad_send_wr_priv *wr =
+		container_of(send_buf, struct ib_mad_send_wr_priv, send_buf);
+
+	if (wr->rmpp)
+		return mad_rmpp_segment(wr, seg_num);
 	if (seg_num != 1)
 		return NULL;
 	return (u8 *)send_buf->mad + send_buf->hdr_len;
@@ -431,6 +486,7 @@ static int mad_post_one(struct ib_mad_send_buf *send_buf)
 	struct ib_mad_send_wr_priv *wr =
 		container_of(send_buf, struct ib_mad_send_wr_priv, send_buf);
 	struct ib_mad_agent_priv *priv = wr->agent_priv;
+	struct ib_mad_queue *queue = priv->queue;
 	struct ib_mad_port *port = priv->port;
 	unsigned long flags;
 	int ret;
@@ -452,14 +508,27 @@ static int mad_post_one(struct ib_mad_send_buf *send_buf)
 		spin_unlock_irqrestore(&priv->lock, flags);
 		return priv->dying ? -ENODEV : -EBUSY;
 	}
+	/* QP0: the directed-route step, and whether it leaves the node */
+	wr->smi_route = MAD_ROUTE_WIRE;
+	if (queue == &port->smi) {
+		ret = mad_smi_send_route(port, wr);
+		if (ret < 0) {
+			spin_unlock_irqrestore(&priv->lock, flags);
+			return ret;
+		}
+		wr->smi_route = ret;
+	}
 	wr->on_qp = true;
-	wr->wait_resp = send_buf->timeout_ms > 0;
+	/* An RMPP send waits for its ACKs even without a response. */
+	wr->wait_resp = send_buf->timeout_ms > 0 || wr->rmpp;
+	if (wr->rmpp)
+		mad_rmpp_start_send(wr);
 	list_add_tail(&wr->agent_list, &priv->send_list);
 	agent_get(priv);
 	spin_unlock_irqrestore(&priv->lock, flags);
 
 	spin_lock_irqsave(&port->lock, flags);
-	ret = port->dying ? -ENODEV : mad_post_wr(port, wr);
+	ret = mad_submit_wr(queue, wr);
 	spin_unlock_irqrestore(&port->lock, flags);
 	if (!ret)
 		return 0;
@@ -546,7 +615,6 @@ static void mad_timeout_work(struct work_struct *work)
 	LIST_HEAD(resend);
 	LIST_HEAD(done);
 	unsigned long flags;
-	int ret;
 
 	spin_lock_irqsave(&priv->lock, flags);
 	list_for_each_entry_safe(wr, tmp, &priv->send_list, agent_list) {
@@ -566,6 +634,8 @@ static void mad_timeout_work(struct work_struct *work)
 			wr->retries_left--;
 			wr->send_buf.retries++;
 			wr->on_qp = true;
+			if (wr->rmpp)
+				mad_rmpp_rewind(wr);
 			list_add_tail(&wr->port_list, &resend);
 			continue;
 		}
@@ -579,14 +649,8 @@ static void mad_timeout_work(struct work_struct *work)
 	spin_unlock_irqrestore(&priv->lock, flags);
 
 	list_for_each_entry_safe(wr, tmp, &resend, port_list) {
-		struct ib_mad_port *port = priv->port;
-
 		list_del_init(&wr->port_list);
-		spin_lock_irqsave(&port->lock, flags);
-		ret = port->dying ? -ENODEV : mad_post_wr(port, wr);
-		spin_unlock_irqrestore(&port->lock, flags);
-		if (ret)
-			mad_wr_send_completed(wr, IB_WC_GENERAL_ERR);
+		mad_repost(wr);
 	}
 	list_for_each_entry_safe(wr, tmp, &done, agent_list) {
 		list_del_init(&wr->agent_list);
@@ -611,7 +675,8 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 
 	/* Flush what never reached the send queue. */
 	spin_lock_irqsave(&port->lock, flags);
-	list_for_each_entry_safe(wr, tmp, &port->send_overflow, port_list) {
+	list_for_each_entry_safe(wr, tmp, &priv->queue->send_overflow,
+				 port_list) {
 		if (wr->agent_priv != priv)
 			continue;
 		list_move_tail(&wr->port_list, &parked);
@@ -643,6 +708,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 	agent_put(priv);
 	wait_for_completion(&priv->comp);
 	cancel_delayed_work_sync(&priv->timed_work);
+	mad_rmpp_agent_stop(priv);
 	kfree(priv->reg_req);
 	kfree(priv);
 }
@@ -652,16 +718,25 @@ EXPORT_SYMBOL(ib_unregister_mad_agent);
 
 void ib_free_recv_mad(struct ib_mad_recv_wc *mad_recv_wc)
 {
-	if (mad_recv_wc)
-		kfree(container_of(mad_recv_wc, struct ib_mad_recv_priv,
-				   recv_wc));
+	struct ib_mad_recv_buf *buf, *tmp;
+
+	if (!mad_recv_wc)
+		return;
+	/* A reassembled RMPP message: the segments after the first. */
+	list_for_each_entry_safe(buf, tmp, &mad_recv_wc->rmpp_list, list) {
+		if (buf != &mad_recv_wc->recv_buf)
+			kfree(container_of(buf, struct ib_mad_recv_priv,
+					   recv_wc.recv_buf));
+	}
+	kfree(container_of(mad_recv_wc, struct ib_mad_recv_priv, recv_wc));
 }
 EXPORT_SYMBOL(ib_free_recv_mad);
 
 static void mad_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
-static int mad_post_recv(struct ib_mad_port *port)
+static int mad_post_recv(struct ib_mad_queue *queue)
 {
+	struct ib_mad_port *port = queue->port;
 	struct ib_device *dev = port->device;
 	struct ib_mad_recv_priv *rp;
 	struct ib_recv_wr rwr = {};
@@ -673,6 +748,7 @@ static int mad_post_recv(struct ib_mad_port *port)
 	if (!rp)
 		return -ENOMEM;
 	rp->port = port;
+	rp->queue = queue;
 	rp->cqe.done = mad_recv_done;
 	rp->dma_addr = ib_dma_map_single(dev, &rp->buf, sizeof(rp->buf),
 					 DMA_FROM_DEVICE);
@@ -691,12 +767,12 @@ static int mad_post_recv(struct ib_mad_port *port)
 	if (port->dying) {
 		ret = -ENODEV;
 	} else {
-		list_add_tail(&rp->list, &port->recv_posted);
-		port->recv_count++;
-		ret = ib_post_recv(port->qp, &rwr, NULL);
+		list_add_tail(&rp->list, &queue->recv_posted);
+		queue->recv_count++;
+		ret = ib_post_recv(queue->qp, &rwr, NULL);
 		if (ret) {
 			list_del(&rp->list);
-			port->recv_count--;
+			queue->recv_count--;
 		}
 	}
 	spin_unlock_irqrestore(&port->lock, flags);
@@ -708,16 +784,16 @@ static int mad_post_recv(struct ib_mad_port *port)
 	return ret;
 }
 
-static void mad_refill_recv(struct ib_mad_port *port)
+static void mad_refill_recv(struct ib_mad_queue *queue)
 {
 	unsigned int count;
 	unsigned long flags;
 
 	for (;;) {
-		spin_lock_irqsave(&port->lock, flags);
-		count = port->recv_count;
-		spin_unlock_irqrestore(&port->lock, flags);
-		if (count >= IB_MAD_RECV_DEPTH || mad_post_recv(port))
+		spin_lock_irqsave(&queue->port->lock, flags);
+		count = queue->recv_count;
+		spin_unlock_irqrestore(&queue->port->lock, flags);
+		if (count >= IB_MAD_RECV_DEPTH || mad_post_recv(queue))
 			return;
 	}
 }
@@ -738,12 +814,13 @@ static bool reg_req_matches(const struct ib_mad_reg_req *req,
 	return true;
 }
 
-/* The agent a received MAD goes to, with a reference held. */
-static struct ib_mad_agent_priv *mad_find_agent(struct ib_mad_port *port,
+/* The agent of @queue a received MAD goes to, with a reference held. */
+static struct ib_mad_agent_priv *mad_find_agent(struct ib_mad_queue *queue,
 						const struct ib_mad *mad)
 {
 	const struct ib_mad_hdr *hdr = &mad->mad_hdr;
 	struct ib_mad_agent_priv *priv, *found = NULL;
+	struct ib_mad_port *port = queue->port;
 	unsigned long flags;
 	u32 hi_tid;
 
@@ -751,7 +828,8 @@ static struct ib_mad_agent_priv *mad_find_agent(struct ib_mad_port *port,
 	if (ib_response_mad(hdr)) {
 		hi_tid = be64_to_cpu(hdr->tid) >> 32;
 		list_for_each_entry(priv, &port->agents, port_entry) {
-			if (priv->agent.hi_tid == hi_tid &&
+			if (priv->queue == queue &&
+			    priv->agent.hi_tid == hi_tid &&
 			    priv->agent.recv_handler) {
 				found = priv;
 				break;
@@ -759,7 +837,7 @@ static struct ib_mad_agent_priv *mad_find_agent(struct ib_mad_port *port,
 		}
 	} else {
 		list_for_each_entry(priv, &port->agents, port_entry) {
-			if (priv->reg_req &&
+			if (priv->queue == queue && priv->reg_req &&
 			    reg_req_matches(priv->reg_req, hdr, mad)) {
 				found = priv;
 				break;
@@ -772,7 +850,10 @@ static struct ib_mad_agent_priv *mad_find_agent(struct ib_mad_port *port,
 	return found;
 }
 
-/* Takes the outstanding request a response answers out of the timeouts. */
+/*
+ * Takes the outstanding request a response answers out of the timeouts
+ * (never a response: as upstream, one does not answer another).
+ */
 static struct ib_mad_send_wr_priv *
 mad_claim_request(struct ib_mad_agent_priv *priv, const struct ib_mad_hdr *hdr)
 {
@@ -784,7 +865,8 @@ mad_claim_request(struct ib_mad_agent_priv *priv, const struct ib_mad_hdr *hdr)
 		const struct ib_mad_hdr *req = (const void *)wr->mad;
 
 		if (wr->wait_resp && !wr->in_handler && wr->tid == hdr->tid &&
-		    req->mgmt_class == hdr->mgmt_class) {
+		    req->mgmt_class == hdr->mgmt_class &&
+		    !ib_response_mad(req)) {
 			wr->wait_resp = false;
 			wr->in_handler = true;
 			spin_unlock_irqrestore(&priv->lock, flags);
@@ -803,47 +885,64 @@ static void mad_reply_sent(struct ib_mad_agent *agent,
 }
 
 /*
- * On an IB port a Get or Set that no agent takes is answered here, as the
- * stock kernel does: a GetResp saying "method/attribute unsupported". (On
- * RoCE the stock kernel lets the sender time out; so do we.)
+ * The way back to a MAD's sender. A directed-route SMP goes back with
+ * the permissive DLID (IBA 14.2.2: its return path, not a LID, leads).
  */
-static void mad_reply_unsupported(struct ib_mad_port *port,
-				  struct ib_mad_recv_priv *rp)
+static struct ib_ah *mad_reply_ah(struct ib_mad_port *port,
+				  struct ib_mad_recv_priv *rp, bool dr)
 {
-	const struct ib_mad_hdr *req = (const void *)rp->buf.mad;
+	const struct ib_grh *grh = rp->wc.wc_flags & IB_WC_GRH ?
+				   &rp->buf.grh : NULL;
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+	int ret;
+
+	ret = ib_init_ah_attr_from_wc(port->device, port->port_num, &rp->wc,
+				      grh, &attr);
+	if (ret)
+		return ERR_PTR(ret);
+	if (dr)
+		rdma_ah_set_dlid(&attr, be16_to_cpu(IB_LID_PERMISSIVE));
+	ah = rdma_create_ah(port->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&attr);
+	return ah;
+}
+
+/*
+ * Sends @mad back to where @rp came from through the queue's reply
+ * agent; a DR answer takes its returning step in mad_post_one().
+ */
+static void mad_send_reply(struct ib_mad_queue *queue,
+			   struct ib_mad_recv_priv *rp, const void *mad,
+			   u16 pkey_index)
+{
+	struct ib_mad_port *port = queue->port;
+	const struct ib_mad_hdr *hdr = mad;
 	struct ib_mad_agent_priv *agent = NULL;
 	struct ib_mad_send_buf *buf;
-	struct ib_mad_hdr *hdr;
 	unsigned long flags;
 	struct ib_ah *ah;
 
-	if (req->method != IB_MGMT_METHOD_GET &&
-	    req->method != IB_MGMT_METHOD_SET)
-		return;
 	/* The port's removal unregisters the agent: hold it meanwhile. */
 	spin_lock_irqsave(&port->lock, flags);
-	if (!port->dying && port->reply_agent) {
-		agent = container_of(port->reply_agent,
+	if (!port->dying && queue->reply_agent) {
+		agent = container_of(queue->reply_agent,
 				     struct ib_mad_agent_priv, agent);
 		agent_get(agent);
 	}
 	spin_unlock_irqrestore(&port->lock, flags);
 	if (!agent)
 		return;
-	ah = ib_create_ah_from_wc(port->pd, &rp->wc, &rp->buf.grh,
-				  port->port_num);
+	ah = mad_reply_ah(port, rp, hdr->mgmt_class ==
+			  IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE);
 	if (IS_ERR(ah))
 		goto out;
-	buf = ib_create_send_mad(&agent->agent, rp->wc.src_qp,
-				 rp->wc.pkey_index, 0, IB_MGMT_MAD_HDR,
-				 IB_MGMT_MAD_DATA, GFP_KERNEL,
+	buf = ib_create_send_mad(&agent->agent, rp->wc.src_qp, pkey_index, 0,
+				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA, GFP_KERNEL,
 				 IB_MGMT_BASE_VERSION);
 	if (IS_ERR(buf))
 		goto err_ah;
-	memcpy(buf->mad, rp->buf.mad, IB_MGMT_MAD_SIZE);
-	hdr = buf->mad;
-	hdr->method = IB_MGMT_METHOD_GET_RESP;
-	hdr->status = cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	memcpy(buf->mad, mad, IB_MGMT_MAD_SIZE);
 	buf->ah = ah;
 	if (!ib_post_send_mad(buf, NULL))
 		goto out;
@@ -855,9 +954,76 @@ out:
 }
 
 /*
- * Agents that do RMPP themselves (all of them: we do none) reassemble the
- * answer: its first segment completes the request, the later segments of
- * an active RMPP transfer still go to the agent, as upstream delivers them.
+ * On an IB port a Get or Set that no agent takes is answered here, as the
+ * stock kernel does: a GetResp saying "method/attribute unsupported", the
+ * D bit set for a directed-route SMP. (On RoCE the stock kernel lets the
+ * sender time out; so do we: no reply agent there.)
+ */
+static void mad_reply_unsupported(struct ib_mad_queue *queue,
+				  struct ib_mad_recv_priv *rp)
+{
+	struct ib_mad_hdr *hdr = (void *)rp->buf.mad;
+	u16 status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+
+	if (hdr->method != IB_MGMT_METHOD_GET &&
+	    hdr->method != IB_MGMT_METHOD_SET)
+		return;
+	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		status |= be16_to_cpu(IB_SMP_DIRECTION);
+	/* the request is not needed any more: it becomes the answer */
+	hdr->method = IB_MGMT_METHOD_GET_RESP;
+	hdr->status = cpu_to_be16(status);
+	mad_send_reply(queue, rp, hdr, rp->wc.pkey_index);
+}
+
+enum mad_offer_result {
+	MAD_OFFER_DONE,		/* answered, consumed or refused: drop */
+	MAD_OFFER_PASS,		/* the device leaves it to the agents */
+};
+
+/*
+ * The device's right of first refusal (IBA 13.4.x, as upstream): its
+ * process_mad sees every MAD QP0 and QP1 receive before any agent.
+ */
+static enum mad_offer_result mad_offer_to_device(struct ib_mad_queue *queue,
+						 struct ib_mad_recv_priv *rp)
+{
+	struct ib_mad_port *port = queue->port;
+	struct ib_device *dev = port->device;
+	size_t out_size = sizeof(struct ib_mad);
+	u16 out_pkey_index = rp->wc.pkey_index;
+	struct ib_mad *out;
+	int ret;
+
+	if (!dev->ops.process_mad)
+		return MAD_OFFER_PASS;
+	out = kzalloc(sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return MAD_OFFER_DONE;
+	ret = dev->ops.process_mad(dev, 0, port->port_num, &rp->wc,
+				   rp->wc.wc_flags & IB_WC_GRH ?
+				   &rp->buf.grh : NULL,
+				   (const struct ib_mad *)rp->buf.mad, out,
+				   &out_size, &out_pkey_index);
+	if (!(ret & IB_MAD_RESULT_SUCCESS)) {
+		/* FAILURE (an M_Key violation): no answer at all */
+		ret = MAD_OFFER_DONE;
+	} else if (ret & IB_MAD_RESULT_CONSUMED) {
+		ret = MAD_OFFER_DONE;
+	} else if (ret & IB_MAD_RESULT_REPLY) {
+		mad_send_reply(queue, rp, out, out_pkey_index);
+		ret = MAD_OFFER_DONE;
+	} else {
+		ret = MAD_OFFER_PASS;
+	}
+	kfree(out);
+	return ret;
+}
+
+/*
+ * Agents that do RMPP themselves reassemble the answer: its first segment
+ * completes the request, the later segments of an active RMPP transfer
+ * still go to the agent, as upstream delivers them.
  */
 static bool mad_user_rmpp_segment(const struct ib_mad_agent_priv *priv,
 				  const struct ib_mad *mad)
@@ -869,19 +1035,38 @@ static bool mad_user_rmpp_segment(const struct ib_mad_agent_priv *priv,
 	       (rmpp->rmpp_hdr.rmpp_rtime_flags & IB_MGMT_RMPP_FLAG_ACTIVE);
 }
 
-static void mad_deliver(struct ib_mad_port *port, struct ib_mad_recv_priv *rp)
+/* IBA 13.5.3 / 14.2: SMP classes on QP0 only, and only they. */
+static bool mad_recv_valid(struct ib_mad_queue *queue,
+			   const struct ib_mad_recv_priv *rp)
+{
+	const struct ib_mad_hdr *hdr = (const void *)rp->buf.mad;
+
+	if (rp->wc.byte_len < sizeof(struct ib_grh) + IB_MGMT_MAD_HDR ||
+	    hdr->base_version != IB_MGMT_BASE_VERSION)
+		return false;
+	return mad_class_is_smp(hdr->mgmt_class) ==
+	       (queue == &queue->port->smi);
+}
+
+/*
+ * One MAD received on @queue (or an SMP of ours for this node, @rp->local,
+ * whose directed-route step was taken when it was sent). Process context;
+ * consumes @rp.
+ */
+void mad_handle_recv(struct ib_mad_queue *queue, struct ib_mad_recv_priv *rp)
 {
 	struct ib_mad *mad = (struct ib_mad *)rp->buf.mad;
 	const struct ib_mad_hdr *hdr = &mad->mad_hdr;
+	struct ib_mad_port *port = queue->port;
 	struct ib_mad_send_wr_priv *wr = NULL;
 	struct ib_mad_agent_priv *priv;
 	unsigned long flags;
 	bool done;
 
-	if (rp->wc.byte_len < sizeof(struct ib_grh) + IB_MGMT_MAD_HDR ||
-	    hdr->base_version != IB_MGMT_BASE_VERSION ||
-	    hdr->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
-	    hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+	if (!mad_recv_valid(queue, rp))
+		goto drop;
+	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
+	    !rp->local && !mad_smi_recv_ok(port, (struct ib_smp *)mad))
 		goto drop;
 
 	rp->recv_wc.wc = &rp->wc;
@@ -893,17 +1078,29 @@ static void mad_deliver(struct ib_mad_port *port, struct ib_mad_recv_priv *rp)
 				    IB_MGMT_MAD_SIZE);
 	rp->recv_wc.mad_seg_size = IB_MGMT_MAD_SIZE;
 
-	priv = mad_find_agent(port, mad);
+	if (mad_offer_to_device(queue, rp) == MAD_OFFER_DONE)
+		goto drop;
+
+	priv = mad_find_agent(queue, mad);
 	if (!priv) {
 		if (!ib_response_mad(hdr))
-			mad_reply_unsupported(port, rp);
+			mad_reply_unsupported(queue, rp);
 		goto drop;
 	}
+	/* Kernel RMPP takes segments until the whole message is there. */
+	rp = mad_rmpp_recv(priv, rp);
+	if (!rp) {
+		agent_put(priv);
+		return;
+	}
+	mad = (struct ib_mad *)rp->buf.mad;
+	hdr = &mad->mad_hdr;
 	if (ib_response_mad(hdr)) {
 		wr = mad_claim_request(priv, hdr);
 		if (!wr && !mad_user_rmpp_segment(priv, mad)) {
 			agent_put(priv);
-			goto drop;
+			ib_free_recv_mad(&rp->recv_wc);
+			return;
 		}
 	}
 
@@ -932,13 +1129,14 @@ static void mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ib_mad_recv_priv *rp =
 		container_of(wc->wr_cqe, struct ib_mad_recv_priv, cqe);
+	struct ib_mad_queue *queue = rp->queue;
 	struct ib_mad_port *port = rp->port;
 	unsigned long flags;
 	bool dying;
 
 	spin_lock_irqsave(&port->lock, flags);
 	list_del(&rp->list);
-	port->recv_count--;
+	queue->recv_count--;
 	dying = port->dying;
 	spin_unlock_irqrestore(&port->lock, flags);
 
@@ -950,8 +1148,8 @@ static void mad_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	rp->wc = *wc;
 	rp->wc.wr_cqe = NULL;
-	mad_refill_recv(port);
-	mad_deliver(port, rp);
+	mad_refill_recv(queue);
+	mad_handle_recv(queue, rp);
 }
 
 /* ------------------------------------------------------------ ports */
@@ -978,24 +1176,82 @@ static int mad_qp_to_rts(struct ib_qp *qp)
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
 }
 
-static void mad_port_free_bufs(struct ib_mad_port *port)
+static void mad_queue_free_bufs(struct ib_mad_queue *queue)
 {
 	struct ib_mad_recv_priv *rp, *tmp;
 
 	/* The CQ is gone: nobody else touches the list any more. */
-	list_for_each_entry_safe(rp, tmp, &port->recv_posted, list) {
+	list_for_each_entry_safe(rp, tmp, &queue->recv_posted, list) {
 		list_del(&rp->list);
-		ib_dma_unmap_single(port->device, rp->dma_addr,
+		ib_dma_unmap_single(queue->port->device, rp->dma_addr,
 				    sizeof(rp->buf), DMA_FROM_DEVICE);
 		kfree(rp);
 	}
-	port->recv_count = 0;
+	queue->recv_count = 0;
+}
+
+/* QP0 or QP1 of @port, in RTS with its receive ring filled. */
+static int mad_queue_open(struct ib_mad_port *port, struct ib_mad_queue *queue,
+			  enum ib_qp_type type)
+{
+	struct ib_qp_init_attr init = {};
+	struct ib_qp *qp;
+	int ret;
+
+	init.send_cq = port->cq;
+	init.recv_cq = port->cq;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = IB_MAD_SEND_DEPTH;
+	init.cap.max_recv_wr = IB_MAD_RECV_DEPTH;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.qp_type = type;
+	init.port_num = port->port_num;
+	init.qp_context = port;
+	qp = ib_create_qp(port->pd, &init);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	ret = mad_qp_to_rts(qp);
+	if (ret)
+		goto err_qp;
+	queue->qp = qp;
+	ret = mad_post_recv(queue);
+	if (ret)
+		goto err_qp;
+	mad_refill_recv(queue);
+	return 0;
+
+err_qp:
+	queue->qp = NULL;
+	ib_destroy_qp(qp);
+	return ret;
+}
+
+static void mad_queue_init(struct ib_mad_port *port, struct ib_mad_queue *queue)
+{
+	queue->port = port;
+	INIT_LIST_HEAD(&queue->recv_posted);
+	INIT_LIST_HEAD(&queue->send_overflow);
+}
+
+/* The agent that answers for the port on an IB port's QP (none on RoCE). */
+static void mad_queue_reply_agent(struct ib_mad_port *port,
+				  struct ib_mad_queue *queue,
+				  enum ib_qp_type type)
+{
+	struct ib_mad_agent *agent;
+
+	if (!queue->qp || !rdma_protocol_ib(port->device, port->port_num))
+		return;
+	agent = ib_register_mad_agent(port->device, port->port_num, type,
+				      NULL, 0, mad_reply_sent, NULL, NULL, 0);
+	if (!IS_ERR(agent))
+		queue->reply_agent = agent;
 }
 
 static struct ib_mad_port *mad_port_open(struct ib_device *device,
 					 u32 port_num)
 {
-	struct ib_qp_init_attr init = {};
 	struct ib_mad_port *port;
 	int ret;
 
@@ -1006,65 +1262,56 @@ static struct ib_mad_port *mad_port_open(struct ib_device *device,
 	port->port_num = port_num;
 	spin_lock_init(&port->lock);
 	INIT_LIST_HEAD(&port->agents);
-	INIT_LIST_HEAD(&port->recv_posted);
-	INIT_LIST_HEAD(&port->send_overflow);
+	mad_queue_init(port, &port->gsi);
+	mad_queue_init(port, &port->smi);
+	INIT_LIST_HEAD(&port->smi_jobs);
+	INIT_WORK(&port->smi_work, mad_smi_work);
+	atomic64_set(&port->smi_drops, 0);
 
 	port->pd = ib_alloc_pd(device, 0);
 	if (IS_ERR(port->pd)) {
 		ret = PTR_ERR(port->pd);
 		goto err_free;
 	}
+	/*
+	 * One CQ for the port's QPs (each completion names its queue): room
+	 * for the GSI's queues, twice that with an SMI beside it (RoCE ports
+	 * show 1023 entries in `rdma res show cq`, as upstream).
+	 */
 	port->cq = ib_alloc_cq(device, port,
-			       IB_MAD_RECV_DEPTH + IB_MAD_SEND_DEPTH, 0,
+			       (rdma_cap_ib_smi(device, port_num) ? 2 : 1) *
+			       (IB_MAD_RECV_DEPTH + IB_MAD_SEND_DEPTH), 0,
 			       IB_POLL_UNBOUND_WORKQUEUE);
 	if (IS_ERR(port->cq)) {
 		ret = PTR_ERR(port->cq);
 		goto err_pd;
 	}
 
-	init.send_cq = port->cq;
-	init.recv_cq = port->cq;
-	init.sq_sig_type = IB_SIGNAL_ALL_WR;
-	init.cap.max_send_wr = IB_MAD_SEND_DEPTH;
-	init.cap.max_recv_wr = IB_MAD_RECV_DEPTH;
-	init.cap.max_send_sge = 1;
-	init.cap.max_recv_sge = 1;
-	init.qp_type = IB_QPT_GSI;
-	init.port_num = port_num;
-	init.qp_context = port;
-	port->qp = ib_create_qp(port->pd, &init);
-	if (IS_ERR(port->qp)) {
-		ret = PTR_ERR(port->qp);
-		goto err_cq;
+	/* without QP0 the port still has its GSI */
+	if (rdma_cap_ib_smi(device, port_num)) {
+		ret = mad_queue_open(port, &port->smi, IB_QPT_SMI);
+		if (ret)
+			dev_warn(&device->dev, "port %u: no SMI QP: %d\n",
+				 port_num, ret);
 	}
-	ret = mad_qp_to_rts(port->qp);
+	ret = mad_queue_open(port, &port->gsi, IB_QPT_GSI);
 	if (ret)
-		goto err_qp;
-
-	ret = mad_post_recv(port);
-	if (ret)
-		goto err_qp;
-	mad_refill_recv(port);
+		goto err_smi;
 
 	spin_lock(&ib_mad_port_list_lock);
 	list_add_tail(&port->list, &ib_mad_port_list);
 	spin_unlock(&ib_mad_port_list_lock);
 
-	if (rdma_protocol_ib(device, port_num)) {
-		port->reply_agent = ib_register_mad_agent(device, port_num,
-							  IB_QPT_GSI, NULL, 0,
-							  mad_reply_sent, NULL,
-							  NULL, 0);
-		if (IS_ERR(port->reply_agent))
-			port->reply_agent = NULL;
-	}
+	mad_queue_reply_agent(port, &port->gsi, IB_QPT_GSI);
+	mad_queue_reply_agent(port, &port->smi, IB_QPT_SMI);
 	return port;
 
-err_qp:
-	ib_destroy_qp(port->qp);
-err_cq:
+err_smi:
+	if (port->smi.qp)
+		ib_destroy_qp(port->smi.qp);
 	ib_free_cq(port->cq);
-	mad_port_free_bufs(port);
+	mad_queue_free_bufs(&port->gsi);
+	mad_queue_free_bufs(&port->smi);
 err_pd:
 	ib_dealloc_pd(port->pd);
 err_free:
@@ -1083,16 +1330,24 @@ static void mad_port_close(struct ib_mad_port *port)
 	spin_lock_irqsave(&port->lock, flags);
 	port->dying = true;
 	spin_unlock_irqrestore(&port->lock, flags);
-	if (port->reply_agent)
-		ib_unregister_mad_agent(port->reply_agent);
+	/* their sends still queued for the SMI's work finish there */
+	if (port->gsi.reply_agent)
+		ib_unregister_mad_agent(port->gsi.reply_agent);
+	if (port->smi.reply_agent)
+		ib_unregister_mad_agent(port->smi.reply_agent);
+	flush_work(&port->smi_work);
 	/* Clients unregister their agents before we are removed. */
 	spin_lock_irqsave(&port->lock, flags);
 	WARN_ON(!list_empty(&port->agents));
+	WARN_ON(!list_empty(&port->smi_jobs));
 	spin_unlock_irqrestore(&port->lock, flags);
 
-	ib_destroy_qp(port->qp);
+	ib_destroy_qp(port->gsi.qp);
+	if (port->smi.qp)
+		ib_destroy_qp(port->smi.qp);
 	ib_free_cq(port->cq);
-	mad_port_free_bufs(port);
+	mad_queue_free_bufs(&port->gsi);
+	mad_queue_free_bufs(&port->smi);
 	ib_dealloc_pd(port->pd);
 	kfree(port);
 }
@@ -1161,15 +1416,19 @@ int ib_mad_init(void)
 	ib_mad_wq = alloc_workqueue("ib_mad", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!ib_mad_wq)
 		return -ENOMEM;
+	mad_smi_debugfs_init();
 	ret = ib_register_client(&mad_client);
-	if (ret)
+	if (ret) {
+		mad_smi_debugfs_exit();
 		destroy_workqueue(ib_mad_wq);
+	}
 	return ret;
 }
 
 void ib_mad_cleanup(void)
 {
 	ib_unregister_client(&mad_client);
+	mad_smi_debugfs_exit();
 	destroy_workqueue(ib_mad_wq);
 }
 
@@ -1228,6 +1487,16 @@ static enum rdma_network_type wc_net_type(const struct ib_wc *wc,
 		return RDMA_NETWORK_IPV6;
 	}
 	return RDMA_NETWORK_ROCE_V1;
+}
+
+/* The sender's GID of a MAD that came with a network header. */
+int mad_wc_sgid(const struct ib_wc *wc, const struct ib_grh *grh,
+		union ib_gid *sgid)
+{
+	union ib_gid dgid;
+
+	return ib_get_gids_from_rdma_hdr((const void *)grh,
+					 wc_net_type(wc, grh), sgid, &dgid);
 }
 
 static int init_roce_ah_attr(struct ib_device *device, u32 port_num,

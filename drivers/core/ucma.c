@@ -749,8 +749,16 @@ static void ucm_route_gids(struct rdma_cm_id *cm_id,
 		rdma_addr_get_dgid(&a->dev_addr, (union ib_gid *)rec->dgid);
 		return;
 	}
-	rdma_ip2gid((struct sockaddr *)&a->src_addr, (union ib_gid *)rec->sgid);
-	rdma_ip2gid((struct sockaddr *)&a->dst_addr, (union ib_gid *)rec->dgid);
+	if (rdma_protocol_ib(cm_id->device, cm_id->port_num)) {
+		/* IPoIB: the GIDs of the resolved hardware addresses. */
+		rdma_addr_get_sgid(&a->dev_addr, (union ib_gid *)rec->sgid);
+		rdma_addr_get_dgid(&a->dev_addr, (union ib_gid *)rec->dgid);
+	} else {
+		rdma_ip2gid((struct sockaddr *)&a->src_addr,
+			    (union ib_gid *)rec->sgid);
+		rdma_ip2gid((struct sockaddr *)&a->dst_addr,
+			    (union ib_gid *)rec->dgid);
+	}
 	rec->pkey = cpu_to_be16(ib_addr_get_pkey(&a->dev_addr));
 }
 
@@ -1129,23 +1137,37 @@ static const struct {
 };
 
 /*
- * A route found by userspace (ibacm). The IB SA path format is not
- * unpacked yet: RoCE routes are always resolved in the kernel.
+ * A route found by userspace (ibacm, or a path librdmacm got elsewhere):
+ * the primary record, packed as the SA sends it, becomes the id's route,
+ * and the id hears ROUTE_RESOLVED as if it had asked the SA itself.
  */
 static int ucm_opt_ib_path(struct ucm_id *id, const void *v, size_t len)
 {
-	const struct ib_path_rec_data *rec = v;
+	struct ib_path_rec_data *rec = (struct ib_path_rec_data *)v;
+	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
 	const u32 primary = IB_PATH_GMP | IB_PATH_PRIMARY |
 			    IB_PATH_BIDIRECTIONAL;
+	struct rdma_cm_id *cm_id = id->cm_id;
 	size_t i, n = len / sizeof(*rec);
+	struct sa_path_rec path;
+	int ret;
 
 	if (!len || len % sizeof(*rec))
 		return -EINVAL;
 	for (i = 0; i < n && rec[i].flags != primary; i++)
 		;
-	if (i == n || !id->cm_id->device)
+	if (i == n || !cm_id->device)
 		return -EINVAL;
-	return -EOPNOTSUPP;
+	if (rdma_protocol_iwarp(cm_id->device, cm_id->port_num))
+		return -EOPNOTSUPP;
+	ib_sa_unpack_path(rec[i].path_rec, &path);
+	ret = rdma_set_ib_path(cm_id, &path);
+	if (ret)
+		return ret;
+	rdma_lock_handler(cm_id);
+	ucm_cm_handler(cm_id, &ev);
+	rdma_unlock_handler(cm_id);
+	return 0;
 }
 
 static int ucm_check_set_option(struct ucm_call *c)

@@ -101,7 +101,8 @@ static void umad_recv_handler(struct ib_mad_agent *agent,
 		goto drop;
 	packet->file = file;
 	packet->recv_wc = recv_wc;
-	packet->len = min_t(u32, recv_wc->mad_len, IB_MGMT_MAD_SIZE);
+	/* A reassembled RMPP message: all of it. */
+	packet->len = recv_wc->mad_len;
 	packet->hdr.id = slot->id;
 	packet->hdr.length = umad_hdr_size(file) + packet->len;
 	if (umad_fill_recv_hdr(agent, recv_wc, &packet->hdr))

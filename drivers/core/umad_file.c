@@ -121,29 +121,66 @@ static void umad_requeue(struct umad_file *file, struct umad_packet *packet)
 }
 
 /*
+ * A received MAD: header, then the first (or only) segment whole. A
+ * message the MAD layer reassembled follows with the data of every later
+ * segment (past its class header); if the buffer cannot take it all, the
+ * header (its length says what is needed) and the first segment are
+ * copied and the read fails with ENOSPC, as upstream does.
+ */
+static ssize_t umad_copy_recv(struct umad_file *file, char __user *buf,
+			      size_t count, struct umad_packet *packet)
+{
+	struct ib_mad_recv_wc *recv_wc = packet->recv_wc;
+	size_t hsize = umad_hdr_size(file);
+	size_t seg_len = min_t(size_t, packet->len, recv_wc->mad_seg_size);
+	const struct ib_mad *mad = recv_wc->recv_buf.mad;
+	struct ib_mad_recv_buf *seg;
+	size_t off, left, chunk;
+	int data_off;
+
+	if (count < hsize + seg_len)
+		return -EINVAL;
+	if (copy_to_user(buf, &packet->hdr, hsize) ||
+	    copy_to_user(buf + hsize, mad, seg_len))
+		return -EFAULT;
+	if (seg_len == packet->len)
+		return hsize + seg_len;
+	if (count < hsize + packet->len)
+		return -ENOSPC;
+
+	data_off = ib_get_mad_data_offset(mad->mad_hdr.mgmt_class);
+	off = hsize + seg_len;
+	left = packet->len - seg_len;
+	list_for_each_entry(seg, &recv_wc->rmpp_list, list) {
+		if (seg == &recv_wc->recv_buf)
+			continue;
+		chunk = min_t(size_t, left, recv_wc->mad_seg_size - data_off);
+		if (copy_to_user(buf + off, (u8 *)seg->mad + data_off, chunk))
+			return -EFAULT;
+		off += chunk;
+		left -= chunk;
+		if (!left)
+			break;
+	}
+	return off;
+}
+
+/*
  * Copies one packet out: header, then the MAD (a received one from its
- * receive buffer, a timed-out send's 24 common header bytes). Returns the
+ * receive buffers, a timed-out send's 24 common header bytes). Returns the
  * bytes copied or a negative errno; the caller requeues on error.
  */
 static ssize_t umad_copy_packet(struct umad_file *file, char __user *buf,
 				size_t count, struct umad_packet *packet)
 {
 	size_t hsize = umad_hdr_size(file);
-	const void *mad;
 
-	if (packet->recv_wc) {
-		/*
-		 * One segment: our MAD layer does no RMPP reassembly, and a
-		 * user-RMPP agent gets every segment as a MAD of its own.
-		 */
-		mad = packet->recv_wc->recv_buf.mad;
-	} else {
-		mad = packet->mad;
-	}
+	if (packet->recv_wc)
+		return umad_copy_recv(file, buf, count, packet);
 	if (count < hsize + packet->len)
 		return -EINVAL;
 	if (copy_to_user(buf, &packet->hdr, hsize) ||
-	    copy_to_user(buf + hsize, mad, packet->len))
+	    copy_to_user(buf + hsize, packet->mad, packet->len))
 		return -EFAULT;
 	return hsize + packet->len;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ib_umad: write() sends one MAD (IB-FABRIC.md §5 "Write", "Responses").
+ * ib_umad: write() sends one MAD (IB-FABRIC.md §5 "Write", "Responses"),
+ * or, for an agent whose RMPP the kernel does, a whole RMPP message that
+ * the MAD layer segments (the MAD's headers once, then all the data).
  * The address comes from the user header; requests get the agent's hi_tid
  * in the TID's upper half so their answers find the agent again; a
  * request still outstanding with the same TID and class is refused.
@@ -55,6 +57,34 @@ static bool umad_request_clashes(struct umad_file *file,
 	return false;
 }
 
+/*
+ * The user's RMPP message into the send's header and segments: the RMPP
+ * header is the MAD layer's, the rest of the headers and then the data
+ * come from the user, seg_size bytes per segment.
+ */
+static int umad_copy_rmpp(struct ib_mad_send_buf *send_buf,
+			  const char __user *umad)
+{
+	const char __user *data = umad + send_buf->hdr_len;
+	size_t left = send_buf->data_len, chunk;
+	int seg;
+
+	if (copy_from_user(send_buf->mad, umad, IB_MGMT_MAD_HDR) ||
+	    copy_from_user(send_buf->mad + IB_MGMT_RMPP_HDR,
+			   umad + IB_MGMT_RMPP_HDR,
+			   send_buf->hdr_len - IB_MGMT_RMPP_HDR))
+		return -EFAULT;
+	for (seg = 1; left; seg++) {
+		chunk = min_t(size_t, left, send_buf->seg_size);
+		if (copy_from_user(ib_get_rmpp_segment(send_buf, seg), data,
+				   chunk))
+			return -EFAULT;
+		data += chunk;
+		left -= chunk;
+	}
+	return 0;
+}
+
 /* Builds and posts the send. Port rwsem (read) and file mutex held. */
 static int umad_post(struct umad_file *file, struct umad_packet *packet,
 		     const char __user *umad, size_t mad_len)
@@ -62,37 +92,69 @@ static int umad_post(struct umad_file *file, struct umad_packet *packet,
 	struct ib_user_mad_hdr *hdr = &packet->hdr;
 	struct ib_mad_send_buf *send_buf;
 	struct ib_mad_agent *agent;
-	struct ib_mad_hdr common;
+	struct {
+		struct ib_mad_hdr	mad_hdr;
+		struct ib_rmpp_hdr	rmpp_hdr;
+	} head;
+	bool clash, kernel_rmpp;
+	int hdr_len, data_len;
+	int rmpp_active = 0;
 	struct ib_ah *ah;
-	int hdr_len, ret;
-	bool clash;
+	int ret;
 
 	agent = file->slots[hdr->id].agent;
 	if (!agent)
 		return -EIO;
-	if (copy_from_user(&common, umad, sizeof(common)))
+	if (copy_from_user(&head, umad, sizeof(head)))
 		return -EFAULT;
+
+	/*
+	 * A kernel-RMPP agent writes a whole message with the Active flag
+	 * (segmented by the MAD layer), or one MAD without it; anyone else
+	 * writes one MAD (a user-RMPP agent each segment), padded to 256
+	 * bytes with zeros.
+	 */
+	hdr_len = ib_get_mad_data_offset(head.mad_hdr.mgmt_class);
+	kernel_rmpp = ib_mad_kernel_rmpp_agent(agent) &&
+		      ib_is_mad_class_rmpp(head.mad_hdr.mgmt_class);
+	if (kernel_rmpp &&
+	    (ib_get_rmpp_flags(&head.rmpp_hdr) & IB_MGMT_RMPP_FLAG_ACTIVE))
+		rmpp_active = 1;
+	if (rmpp_active) {
+		if (mad_len < (size_t)hdr_len)
+			return -EINVAL;
+		data_len = mad_len - hdr_len;
+	} else {
+		if (mad_len > IB_MGMT_MAD_SIZE)
+			return -EINVAL;
+		data_len = max_t(int, (int)mad_len - hdr_len, 0);
+	}
 
 	ah = umad_make_ah(agent, hdr);
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
 
-	/*
-	 * No kernel RMPP in our MAD layer: a write is one MAD (a user-RMPP
-	 * agent writes each segment), padded to 256 bytes with zeros.
-	 */
-	hdr_len = ib_get_mad_data_offset(common.mgmt_class);
 	send_buf = ib_create_send_mad(agent, be32_to_cpu(hdr->qpn),
 				      file->pkey_header ? hdr->pkey_index : 0,
-				      0, hdr_len,
-				      max_t(int, (int)mad_len - hdr_len, 0),
+				      rmpp_active, hdr_len, data_len,
 				      GFP_KERNEL, IB_MGMT_BASE_VERSION);
 	if (IS_ERR(send_buf)) {
 		ret = PTR_ERR(send_buf);
 		goto err_ah;
 	}
-	if (copy_from_user(send_buf->mad, umad, mad_len)) {
-		ret = -EFAULT;
+	ret = -EFAULT;
+	if (rmpp_active) {
+		ret = umad_copy_rmpp(send_buf, umad);
+		if (ret)
+			goto err_buf;
+	} else if (kernel_rmpp) {
+		/* The RMPP header of such an agent's MADs stays the kernel's. */
+		if (copy_from_user(send_buf->mad, umad, IB_MGMT_MAD_HDR) ||
+		    copy_from_user(send_buf->mad + IB_MGMT_RMPP_HDR,
+				   umad + IB_MGMT_RMPP_HDR,
+				   mad_len - IB_MGMT_RMPP_HDR))
+			goto err_buf;
+	} else if (copy_from_user(send_buf->mad, umad, mad_len)) {
 		goto err_buf;
 	}
 	if (!ib_response_mad(send_buf->mad)) {
@@ -143,10 +205,8 @@ ssize_t umad_write(struct file *filp, const char __user *buf, size_t count,
 	mutex_lock(&file->mutex);
 	hsize = umad_hdr_size(file);
 	mutex_unlock(&file->mutex);
-	/* At least the common and RMPP headers; at most one MAD. */
+	/* At least the common and RMPP headers. */
 	if (count < hsize + IB_MGMT_RMPP_HDR)
-		return -EINVAL;
-	if (count > hsize + IB_MGMT_MAD_SIZE)
 		return -EINVAL;
 
 	packet = kzalloc(sizeof(*packet), GFP_KERNEL);

@@ -551,8 +551,11 @@ static inline void ib_cancel_mad(struct ib_mad_send_buf *send_buf)
 
 /*
  * Allocate a send buffer of hdr_len + data_len bytes (padded to a whole
- * MAD) addressed to @remote_qpn. RMPP is not supported (rmpp_active must
- * be 0). Returns ERR_PTR on error.
+ * MAD) addressed to @remote_qpn. With @rmpp_active (kernel-RMPP agents
+ * only) the data may be longer: the caller writes the headers to ->mad and
+ * the data to the seg_count segments of ib_get_rmpp_segment(), seg_size
+ * bytes each, and the MAD layer sends them as one RMPP transfer. Returns
+ * ERR_PTR on error.
  */
 struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 					   u32 remote_qpn, u16 pkey_index,

@@ -3,15 +3,15 @@
 # ib_umad on our MAD layer (issue 12): /dev/infiniband/umadN and issmN and
 # /sys/class/infiniband_mad for rxe0, the raw umad ABI on RoCE
 # (umad_abi.py: registration rules, a vendor-class request to our own QP1
-# and its answer, a timeout), the infiniband-diags tools as on the stock
-# stack (ibstat works; SMP tools fail to register QP0 agents: RoCE has no
-# SMI), issmN (IsSM in ibstat's capability mask while held, exclusive
-# open), then the same ABI on an IB port (rdma_fake_ib, LID-routed), and
-# last rxe0 removed under open umad/issm files (EIO, EPIPE, EPOLLERR, no
-# hang) with ib_umad unloading afterwards. ib_umad is ours
-# (drivers/core/umad_*.c); the test also runs on the stock stack, where a
-# read blocked at the removal stays blocked (upstream 6.1 looks for the
-# removal only once a MAD is queued; ours wakes it with EIO).
+# and its answer, a timeout, user and kernel RMPP), the infiniband-diags
+# tools as on the stock stack (ibstat works; SMP tools fail to register QP0
+# agents: RoCE has no SMI), issmN (IsSM in ibstat's capability mask while
+# held, exclusive open), then the same ABI on an IB port (rdma_fake_ib,
+# LID-routed), and last rxe0 removed under open umad/issm files (EIO,
+# EPIPE, EPOLLERR, no hang) with ib_umad unloading afterwards. ib_umad is
+# ours (drivers/core/umad_*.c); the test also runs on the stock stack,
+# where a read blocked at the removal stays blocked (upstream 6.1 looks for
+# the removal only once a MAD is queued; ours wakes it with EIO).
 . "$(dirname "$0")/../lib.sh"
 
 need_module ib_umad
@@ -78,8 +78,20 @@ expect_eq "the waiter gets $issm once it is closed" "$(cat /tmp/issm.second)" go
 expect_eq "IsSM cleared after the last close" "$(sm_bit)" 0
 
 gix=$(ipv4_gid_index) || die "IPv4 GID"
+# Kernel RMPP goes to our link-local RoCE v2 GID: the stock MAD layer
+# matches ACKs and answers by the GID of a real network header.
+gix6="" gid6=""
+for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+	read -r g <"$f" 2>/dev/null || continue
+	case "$g" in fe80:*) ;; *) continue ;; esac
+	read -r t <"/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/${f##*/}" \
+		2>/dev/null || continue
+	[ "$t" = "RoCE v2" ] && { gix6=${f##*/} gid6=$g; break; }
+done
+[ -n "$gix6" ] || bad "no link-local RoCE v2 GID on rxe0"
 python3 "$RDMA_KMOD_SRC/selftests/vm/umad_abi.py" "/dev/infiniband/$umad" \
-	roce "$gix" ::ffff:192.0.2.1 || bad "umad_abi.py on rxe0 ($? failures)"
+	roce "$gix" ::ffff:192.0.2.1 $gix6 $gid6 ||
+	bad "umad_abi.py on rxe0 ($? failures)"
 
 # An IB port: the fake HCA of selftests/kmod (or its stock build).
 kdir=$RDMA_KMOD_SRC/selftests/kmod

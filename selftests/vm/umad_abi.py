@@ -8,14 +8,22 @@
 # a Get nobody serves (answered "unsupported" on IB, timing out on RoCE),
 # unregister; the rules across files (one owner per method, 32 agents per
 # file, O_NONBLOCK, short reads, duplicate TIDs, the first-generation
-# ioctl), user RMPP (a two-segment answer to a send-only agent).
+# ioctl), user RMPP (a two-segment answer to a send-only agent), kernel
+# RMPP (two agents of one class registered with rmpp_version 1: a whole
+# message written once, segmented and reassembled by the MAD layer and read
+# once; a request answered that way and one sent that way, ENOSPC for a
+# buffer too small, a transfer nobody acknowledges timing out; segments
+# written one by one by a user-RMPP agent: the ACKs and ABORTs they get).
 # "removal" mode: holds the port's umad and issm open across the device's
 # removal (after a line on stdin) and checks what they do afterwards.
 # On RoCE the MADs carry a GRH to our own GID; on IB they go to our own
 # LID. Errnos and behaviour are the stock kernel's. Prints "ok:"/"FAIL:"
 # lines; exit status = failures.
-# Usage: umad_abi.py UMAD_DEV {roce GID_INDEX GID | ib LID}
+# Usage: umad_abi.py UMAD_DEV {roce GID_INDEX GID [GID_INDEX6 GID6] | ib LID}
 #        umad_abi.py UMAD_DEV removal ISSM_DEV {roce GID_INDEX GID | ib LID}
+# GID_INDEX6/GID6: a RoCE v2 IPv6 GID of ours for the kernel-RMPP cases
+# (the stock MAD layer matches ACKs and answers by the GID in a network
+# header, which a RoCE v2 packet over IPv4 does not have).
 import errno
 import fcntl
 import os
@@ -38,6 +46,10 @@ OLD_HDR = 56                # struct ib_user_mad_hdr_old
 MAD = 256
 VENDOR_CLASS = 0x32         # OpenIB ping class
 RMPP_CLASS = 0x34           # another range-2 vendor class (RMPP capable)
+KRMPP_CLASS = 0x36          # the kernel-RMPP agents' class
+NOBODY_CLASS = 0x37         # registered by nobody
+VENDOR_HDR = 40             # common + RMPP header, reserved byte, OUI
+SEG_DATA = MAD - VENDOR_HDR  # data bytes in each segment (216)
 OUI = 0x001405
 QP1_QKEY = 0x80010000
 # Where ours deliberately differs from the stock kernel (stock runs too).
@@ -90,6 +102,9 @@ class Dest:
             self.gid_index = int(argv[1])
             self.gid = socket.inet_pton(socket.AF_INET6, argv[2])
             self.lid = 0
+            self.v6 = None
+            if len(argv) > 4:
+                self.v6 = Dest(["roce", argv[3], argv[4]])
         else:
             self.gid_index, self.gid = 0, bytes(16)
             self.lid = int(argv[1], 0)
@@ -138,11 +153,11 @@ def write(fd, buf):
         return -e.errno
 
 
-def read(fd, timeout=5.0):
+def read(fd, timeout=5.0, size=HDR + MAD):
     r, _, _ = select.select([fd], [], [], timeout)
     if not r:
         return None
-    return os.read(fd, HDR + MAD)
+    return os.read(fd, size)
 
 
 def parse(buf):
@@ -275,6 +290,298 @@ def user_rmpp(fd, dest, client):
     expect("unregister the user-RMPP agent", unregister(fd, srv), 0)
 
 
+def krmpp_mad(method, tid, data=b"", active=False, mgmt_class=KRMPP_CLASS):
+    """A MAD of a kernel-RMPP class: its 40 header bytes and data. Active:
+    a whole RMPP message as written once (the kernel segments it);
+    otherwise one MAD, padded."""
+    m = struct.pack(">BBBBHHQHHI", 1, mgmt_class, 1, method, 0, 0, tid, 0, 0,
+                    0)
+    m += struct.pack(">BBBBII", 1, 1, 1, 0, 0, 0) if active else bytes(12)
+    m += bytes([0]) + OUI.to_bytes(3, "big") + data
+    return m if active else m + bytes(MAD - len(m))
+
+
+def pattern(n, seed):
+    return bytes((i * 7 + seed * 31 + i // 251) & 0xff for i in range(n))
+
+
+def rmpp_first_hdr(data_len, last=False):
+    """The first segment's RMPP header as the reader gets it: version 1,
+    DATA, Active|First (|Last), segment 1, PayloadLength of the whole
+    transfer (220 bytes a segment, less what the last leaves unused)."""
+    segs = max(1, -(-data_len // SEG_DATA))
+    unused = segs * SEG_DATA - data_len
+    return struct.pack(">BBBBII", 1, 1, 7 if last else 3, 0, 1,
+                       segs * 220 - unused)
+
+
+def answer_hdr(got, agent, dest):
+    """A header back to where a received MAD came from."""
+    back = bytearray(got[:HDR])
+    struct.pack_into("<I", back, 0, agent)
+    struct.pack_into("<II", back, 8, 0, 0)
+    back[33] = dest.gid_index
+    return bytes(back)
+
+
+def readv_err(fd, size):
+    """read() into a buffer of @size: (errno or byte count, the buffer)."""
+    buf = bytearray(size)
+    try:
+        return os.readv(fd, [buf]), bytes(buf)
+    except OSError as e:
+        return -e.errno, bytes(buf)
+
+
+def krmpp_get(fa, fb, a, b, dest, tid, data, name):
+    """B's Get, answered by A with @data in one RMPP write; B's view."""
+    n = write(fb, dest.hdr(b, timeout_ms=4000) + krmpp_mad(1, tid))
+    expect("%s: Get written" % name, n, HDR + MAD)
+    got = read(fa)
+    if got is None:
+        bad("%s: Get delivered to the Get owner" % name)
+        return None
+    p = parse(got)
+    expect("%s: Get at the Get owner" % name,
+           (p["agent"], p["method"], len(got)), (a, 1, HDR + MAD))
+    resp = krmpp_mad(0x81, p["tid"], data, active=True)
+    n = write(fa, answer_hdr(got, a, dest) + resp)
+    expect("%s: GetResp of %d data bytes written once" % (name, len(data)),
+           n, HDR + len(resp))
+    return p["tid"], resp
+
+
+def raw_seg(tid, seg, flags, paylen, data=b"", version=1, rtype=1,
+            status=0):
+    """A Set DATA segment built by hand (user RMPP), class KRMPP_CLASS."""
+    m = bytearray(krmpp_mad(2, tid))
+    struct.pack_into(">BBBBII", m, 24, version, rtype, flags, status, seg,
+                     paylen)
+    m[40:40 + len(data)] = data
+    return bytes(m)
+
+
+def rmpp_ctl(got):
+    """(method, RMPP type, status, SegmentNumber, NewWindowLast) of a
+    control MAD the kernel sent back."""
+    m = got[HDR:]
+    return (m[3], m[25], m[27]) + struct.unpack_from(">II", m, 28)
+
+
+def raw_to_kernel(path, dest, fb, b):
+    """Segments written one by one by a user-RMPP agent to the kernel-RMPP
+    Set owner: the ACKs its MAD layer sends back, the message it delivers,
+    repeats, and the transfers it aborts."""
+    fu = os.open(path, os.O_RDWR)
+    rc, _ = register(fu, reg_req(1, 0, rmpp=1, flags=1))
+    expect("user RMPP for a send-only agent refused", rc, -errno.EINVAL)
+    rc, _ = register(fu, reg_req(1, 0, rmpp=1))
+    expect("kernel RMPP for a send-only agent", rc, 0)
+    expect("unregister it", unregister(fu, rc), 0)
+    u, _ = register(fu, reg_req(1, KRMPP_CLASS, methods=[0x15], oui=OUI,
+                                rmpp=1, flags=1))
+    expect("user-RMPP agent of the kernel-RMPP agents' class", u, 0)
+    h = dest.hdr(u)
+
+    def send(name, mad):
+        for _ in range(40):         # a repeat of the TID may be refused
+            n = write(fu, h + mad)  # until the last one was sent
+            if n != -errno.EINVAL:
+                break
+            time.sleep(0.05)
+        expect("raw: %s written" % name, n, HDR + MAD)
+
+    def ctl(name, want):
+        got = read(fu)
+        expect("raw: %s" % name, got and rmpp_ctl(got), want)
+
+    def quiet(name, fds):
+        r, _, _ = select.select(fds, [], [], 0.5)
+        expect("raw: %s" % name, r, [])
+
+    # Three segments: 2 x 216 + 100 bytes.
+    data = pattern(532, 6)
+    segs = [data[0:216], data[216:432], data[432:]]
+    send("segment 1 of 3", raw_seg(0x5400, 1, 3, 544, segs[0]))
+    got = read(fu)
+    expect("raw: ACK of segment 1 (R bit flipped, window 65)",
+           got and rmpp_ctl(got), (0x82, 2, 0, 1, 65))
+    send("segment 2 of 3", raw_seg(0x5400, 2, 1, 0, segs[1]))
+    quiet("no ACK inside the window", [fu, fb])
+    send("segment 3 of 3", raw_seg(0x5400, 3, 5, 104, segs[2]))
+    ctl("ACK of the last segment", (0x82, 2, 0, 3, 65))
+    got = read(fb, size=HDR + 4096)
+    expect("raw: the Set owner reads the whole message",
+           got and (parse(got)["agent"], len(got), got[HDR + 40:] == data),
+           (b, HDR + 572, True))
+    send("segment 3 again", raw_seg(0x5400, 3, 5, 104, segs[2]))
+    ctl("a repeat is ACKed again", (0x82, 2, 0, 3, 65))
+    quiet("a repeat is not delivered twice", [fb])
+
+    # Refused transfers: ABORT with the reason.
+    send("segment of RMPP version 2", raw_seg(0x5401, 1, 7, 20, version=2))
+    got = read(fu)
+    expect("raw: unsupported version: ABORT (125)",
+           got and rmpp_ctl(got)[:3], (0x82, 4, 125))
+    send("segment 2 flagged First", raw_seg(0x5402, 2, 3, 0))
+    got = read(fu)
+    expect("raw: First on segment 2: ABORT (120)",
+           got and rmpp_ctl(got)[:3], (0x82, 4, 120))
+    send("RMPP type 7", raw_seg(0x5403, 1, 3, 0, rtype=7))
+    got = read(fu)
+    expect("raw: bad RMPP type: ABORT (121)",
+           got and rmpp_ctl(got)[:3], (0x82, 4, 121))
+
+    # An ABORT from a sender does not end the reception (as upstream:
+    # its ABORT and STOP handling is the sender's only).
+    send("segment 1 of a transfer", raw_seg(0x5404, 1, 3, 0))
+    ctl("its ACK", (0x82, 2, 0, 1, 65))
+    send("ABORT from the sender", raw_seg(0x5404, 0, 1, 0, rtype=4,
+                                             status=127))
+    send("segment 2 after the ABORT", raw_seg(0x5404, 2, 5, 20))
+    ctl("ACK of segment 2", (0x82, 2, 0, 2, 65))
+    got = read(fb, size=HDR + 4096)
+    expect("raw: the transfer is delivered all the same (40 + 216 + 16)",
+           got and len(got), HDR + 272)
+    quiet("nothing else", [fu, fb])
+
+    expect("unregister the user-RMPP agent", unregister(fu, u), 0)
+    os.close(fu)
+
+
+def kernel_rmpp(path, dest):
+    """Kernel RMPP between two agents of one class on this port."""
+    fa = os.open(path, os.O_RDWR)
+    fb = os.open(path, os.O_RDWR)
+    a, _ = register(fa, reg_req(1, KRMPP_CLASS, methods=[1], oui=OUI,
+                                rmpp=1))
+    b, _ = register(fb, reg_req(1, KRMPP_CLASS, methods=[2], oui=OUI,
+                                rmpp=1))
+    expect("kernel-RMPP agents: A owns Get, B owns Set", (a, b), (0, 0))
+    if a < 0 or b < 0:
+        os.close(fa)
+        os.close(fb)
+        return
+
+    # A Get answered by a four-segment GetResp (800 bytes: 3 x 216 + 152).
+    data = pattern(800, 1)
+    r = krmpp_get(fa, fb, a, b, dest, 0x5100, data, "4 segments")
+    got = read(fb, size=HDR + 4096) if r else None
+    if r and got is None:
+        bad("4 segments: GetResp reassembled for the requester")
+    elif r:
+        tid, resp = r
+        p = parse(got)
+        expect("4 segments: one read of header + 40 + 800 bytes",
+               (p["agent"], p["status"], p["length"], len(got)),
+               (b, 0, HDR + 840, HDR + 840))
+        expect("4 segments: GetResp with the request's TID",
+               (p["method"], p["tid"]), (0x81, tid))
+        expect("4 segments: first segment's RMPP header",
+               got[HDR + 24:HDR + 36].hex(), rmpp_first_hdr(800).hex())
+        expect("4 segments: every data byte", got[HDR + 36:] == resp[36:],
+               True)
+    r, _, _ = select.select([fa, fb], [], [], 0.5)
+    expect("4 segments: nothing else for A or B", r, [])
+
+    # Buffers too small for a three-segment answer (600 bytes).
+    data = pattern(600, 2)
+    r = krmpp_get(fa, fb, a, b, dest, 0x5101, data, "3 segments")
+    if r:
+        tid, resp = r
+        select.select([fb], [], [], 5)
+        n, _ = readv_err(fb, HDR + 100)
+        expect("3 segments: read shorter than one segment", n,
+               -errno.EINVAL)
+        n, buf = readv_err(fb, HDR + MAD)
+        expect("3 segments: read of one segment's size", n, -errno.ENOSPC)
+        expect("3 segments: ENOSPC header says the length needed",
+               struct.unpack_from("<II", buf, 0)[0:2] +
+               (struct.unpack_from("<I", buf, 16)[0],), (b, 0, HDR + 640))
+        expect("3 segments: ENOSPC copied the first segment",
+               (buf[HDR:HDR + 24] == resp[:24],
+                buf[HDR + 24:HDR + 36].hex(),
+                buf[HDR + 36:] == resp[36:MAD]),
+               (True, rmpp_first_hdr(600).hex(), True))
+        got = read(fb, size=HDR + 640)
+        expect("3 segments: read of exactly header + 640 bytes",
+               got and (len(got), got[HDR + 36:] == resp[36:]),
+               (HDR + 640, True))
+
+    # An answer that fits one segment: the length its PayloadLength says.
+    data = pattern(100, 3)
+    r = krmpp_get(fa, fb, a, b, dest, 0x5102, data, "1 segment")
+    got = read(fb, size=HDR + 4096) if r else None
+    if r:
+        tid, resp = r
+        expect("1 segment: header + 140 bytes",
+               got and (len(got), parse(got)["length"]),
+               (HDR + 140, HDR + 140))
+        expect("1 segment: RMPP header and data",
+               got and (got[HDR + 24:HDR + 36].hex(), got[HDR + 36:]),
+               (rmpp_first_hdr(100, last=True).hex(), resp[36:]))
+
+    # A Set of 700 bytes (4 segments) from A to B, answered in one MAD.
+    data = pattern(700, 4)
+    req = krmpp_mad(2, 0x5200, data, active=True)
+    n = write(fa, dest.hdr(a, timeout_ms=4000) + req)
+    expect("Set of 700 bytes written once", n, HDR + 740)
+    got = read(fb, size=HDR + 4096)
+    if got is None:
+        bad("Set reassembled for the Set owner")
+    else:
+        p = parse(got)
+        expect("Set: one read of header + 740 bytes at the Set owner",
+               (p["agent"], p["length"], len(got)),
+               (b, HDR + 740, HDR + 740))
+        expect("Set: method and TID low half",
+               (p["method"], p["tid"] & 0xffffffff), (2, 0x5200))
+        expect("Set: first segment's RMPP header",
+               got[HDR + 24:HDR + 36].hex(), rmpp_first_hdr(700).hex())
+        expect("Set: every data byte", got[HDR + 36:] == req[36:], True)
+        resp = krmpp_mad(0x81, p["tid"], b"done")
+        n = write(fb, answer_hdr(got, b, dest) + resp)
+        expect("Set answered with one MAD", n, HDR + MAD)
+        got = read(fa)
+        q = parse(got) if got else None
+        expect("Set's answer at A",
+               q and (q["agent"], q["method"], q["tid"], len(got),
+                      q["mad"][40:44]),
+               (a, 0x81, p["tid"], HDR + MAD, b"done"))
+
+    # A long answer: 30000 bytes, 139 segments, three ACK windows.
+    data = pattern(30000, 7)
+    r = krmpp_get(fa, fb, a, b, dest, 0x5103, data, "139 segments")
+    got = read(fb, size=HDR + 40 + 30000) if r else None
+    if r:
+        tid, resp = r
+        expect("139 segments: one read of it all",
+               got and (len(got), parse(got)["length"],
+                        got[HDR + 36:] == resp[36:]),
+               (HDR + 30040, HDR + 30040, True))
+
+    raw_to_kernel(path, dest, fb, b)
+
+    # A transfer nobody acknowledges: ETIMEDOUT with the common header.
+    req = krmpp_mad(0x14, 0x5300, pattern(500, 5), active=True,
+                    mgmt_class=NOBODY_CLASS)
+    n = write(fa, dest.hdr(a, timeout_ms=200, retries=1) + req)
+    expect("RMPP transfer to nobody written", n, HDR + 540)
+    got = read(fa, timeout=10)
+    p = parse(got) if got else None
+    expect("RMPP transfer to nobody: ETIMEDOUT",
+           p and (p["agent"], p["status"], len(got), p["mad"][1],
+                  p["tid"] & 0xffffffff),
+           (a, errno.ETIMEDOUT, HDR + 24, NOBODY_CLASS, 0x5300))
+
+    r, _, _ = select.select([fa, fb], [], [], 0.5)
+    expect("kernel RMPP: nothing else queued", r, [])
+    expect("unregister the kernel-RMPP agents",
+           (unregister(fa, a), unregister(fb, b)), (0, 0))
+    os.close(fa)
+    os.close(fb)
+
+
 def removal(path, issm, dest):
     """Files held open across the device's removal."""
     fd = os.open(path, os.O_RDWR)
@@ -370,6 +677,25 @@ def main():
            write(fd, dest.hdr(client) + bytes(20)), -errno.EINVAL)
     expect("write for an unregistered agent",
            write(fd, dest.hdr(7) + vendor_mad(1, 0x1234)), -errno.EIO)
+    gone, _ = register(fd, reg_req(1, 0))
+    expect("unregister a fresh send-only agent", unregister(fd, gone), 0)
+    expect("write for the agent just unregistered",
+           write(fd, dest.hdr(gone) + vendor_mad(1, 0x1235)), -errno.EIO)
+    expect("write of the header alone", write(fd, dest.hdr(client)),
+           -errno.EINVAL)
+    expect("write of a MAD and 1 MiB more (no RMPP)",
+           write(fd, dest.hdr(client) + vendor_mad(1, 0x1236) +
+                 bytes(1 << 20)), -errno.EINVAL)
+    # shorter than 256 bytes: sent padded with zeros
+    short = vendor_mad(1, 0x1237, payload=b"short")[:48]
+    expect("a 48-byte MAD written", write(fd, dest.hdr(client) + short),
+           HDR + 48)
+    got = read(fd)
+    p = parse(got) if got else None
+    expect("the 48-byte MAD delivered whole, padded with zeros",
+           p and (p["agent"], len(got), p["mad"][40:45],
+                  p["mad"][48:] == bytes(MAD - 48)),
+           (server, HDR + MAD, b"short", True))
 
     # Request -> the class owner -> answer -> the requester.
     tid = 0x1234abcd
@@ -453,6 +779,11 @@ def main():
     expect("unregister agent 0 again", unregister(fd, server), -errno.EINVAL)
     expect("unregister agent 1", unregister(fd, client), 0)
     os.close(fd)
+
+    if dest.roce and dest.v6 is None:
+        bad("kernel RMPP: no IPv6 GID given")
+    else:
+        kernel_rmpp(path, dest.v6 if dest.roce else dest)
     return vmcheck.fails
 
 

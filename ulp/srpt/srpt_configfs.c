@@ -140,12 +140,6 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 	return &stpg->tpg;
 }
 
-/* Logs every initiator of the group out and waits for their release. */
-static void srpt_tpg_logout_all(struct srpt_tpg *stpg)
-{
-	srpt_close_matching_sync(stpg, NULL);
-}
-
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
 	struct srpt_tpg *stpg = srpt_tpg(se_tpg);
@@ -153,8 +147,9 @@ static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 	mutex_lock(&srpt_mutex);
 	stpg->enabled = enable;
 	mutex_unlock(&srpt_mutex);
+	/* every initiator of the group logged out and released */
 	if (!enable)
-		srpt_tpg_logout_all(stpg);
+		srpt_close_matching_sync(stpg, NULL);
 	return 0;
 }
 

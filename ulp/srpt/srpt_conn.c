@@ -561,9 +561,12 @@ static bool srpt_any_matching(struct srpt_tpg *stpg, struct srpt_dev *sdev)
 	bool any = false;
 
 	mutex_lock(&srpt_mutex);
-	list_for_each_entry(ch, &srpt_channels, node)
-		if (srpt_ch_matches(ch, stpg, sdev))
+	list_for_each_entry(ch, &srpt_channels, node) {
+		if (srpt_ch_matches(ch, stpg, sdev)) {
 			any = true;
+			break;
+		}
+	}
 	mutex_unlock(&srpt_mutex);
 	return any;
 }

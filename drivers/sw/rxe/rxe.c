@@ -67,8 +67,11 @@ static void rxe_init_port_param(struct rxe_port *port)
 	a->max_vl_num = RXE_PORT_MAX_VL_NUM;
 }
 
-/* Called from NLDEV NEWLINK, without RTNL; ndev is held by the caller. */
-int rxe_add(struct net_device *ndev, const char *ibdev_name)
+/*
+ * Called from NLDEV NEWLINK, without RTNL; ndev is held by the caller.
+ * @ib: a sib device (InfiniBand link layer) rather than a RoCE one.
+ */
+int rxe_add(struct net_device *ndev, const char *ibdev_name, bool ib)
 {
 	struct rxe_dev *rxe;
 	int err;
@@ -81,6 +84,11 @@ int rxe_add(struct net_device *ndev, const char *ibdev_name)
 	rxe->ndev = ndev;
 	rxe_init_device_param(rxe);
 	rxe_init_port_param(&rxe->port);
+	if (ib) {
+		err = sib_dev_init(rxe);
+		if (err)
+			goto err_put;
+	}
 	rxe_set_mtu(rxe, ndev->mtu);
 	rxe_init_pools(rxe);
 
@@ -103,12 +111,19 @@ int rxe_add(struct net_device *ndev, const char *ibdev_name)
 err_dealloc:
 	/* Not registered: dealloc_driver never runs, so undo here. */
 	rxe_cleanup_pools(rxe);
+	sib_dev_free(rxe);
+err_put:
 	netdev_put(ndev, &rxe->ndev_tracker);
 	ib_dealloc_device(&rxe->ib_dev);
 	return err;
 }
 
-static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
+/*
+ * One device per netdev, rxe or sib (both have RDMA_DRIVER_RXE: the
+ * netdev notifier finds its device by that).
+ */
+int rxe_newlink_common(const char *ibdev_name, struct net_device *ndev,
+		       bool ib)
 {
 	struct ib_device *exists;
 
@@ -124,7 +139,12 @@ static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -EEXIST;
 	}
 
-	return rxe_add(ndev, ibdev_name);
+	return rxe_add(ndev, ibdev_name, ib);
+}
+
+static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	return rxe_newlink_common(ibdev_name, ndev, false);
 }
 
 static struct rdma_link_ops rxe_link_ops = {
@@ -147,12 +167,14 @@ static int __init rxe_module_init(void)
 	}
 
 	rdma_link_register(&rxe_link_ops);
+	sib_link_init();
 	pr_info("rdma_rxe: loaded\n");
 	return 0;
 }
 
 static void __exit rxe_module_exit(void)
 {
+	sib_link_exit();
 	rdma_link_unregister(&rxe_link_ops);
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	rxe_net_exit();

@@ -17,10 +17,13 @@
 #include "rxe_verbs.h"
 #include "rxe_net.h"
 #include "rxe_task.h"
+#include "sib.h"
 
 struct rxe_port {
 	struct ib_port_attr attr;
 	spinlock_t lock;	/* guards attr: state, phys_state, error counters */
+	/* PortCounters.VL15Dropped: SMPs with no QP0 receive buffer (16 bits) */
+	u32 vl15_dropped;
 };
 
 struct rxe_dev {
@@ -30,6 +33,8 @@ struct rxe_dev {
 	/* Held (with a tracked reference) until dealloc_driver. */
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
+	/* non-NULL: an InfiniBand port (sib.h), else RoCE */
+	struct sib_port *sib;
 
 	/* object numbering, one pool per type (rxe_pool.c's table) */
 	struct rxe_pool uc_pool, pd_pool;
@@ -45,6 +50,7 @@ struct rxe_dev {
 	atomic64_t rx_drops[RXE_NUM_RX_DROPS];
 
 	u32 qp_gsi_index;	/* set once QP1 exists (MAD work) */
+	u32 qp_smi_index;	/* set once QP0 exists (sib only) */
 
 	/* multicast groups by MGID (rxe_mcast.c) */
 	struct mutex mcg_mutex;		/* attach/detach, netdev filter */
@@ -67,7 +73,9 @@ static inline struct rxe_dev *rxe_from_qp(struct rxe_qp *qp)
 #include "rxe_loc.h"
 
 /* rxe.c */
-int rxe_add(struct net_device *ndev, const char *ibdev_name);
+int rxe_add(struct net_device *ndev, const char *ibdev_name, bool ib);
+int rxe_newlink_common(const char *ibdev_name, struct net_device *ndev,
+		       bool ib);
 
 /* rxe_net.c */
 int rxe_net_init(void);

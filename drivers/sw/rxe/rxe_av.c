@@ -34,6 +34,9 @@ static int rxe_chk_ah_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr)
 		return -EINVAL;
 	}
 
+	if (unlikely(rxe->sib))
+		return sib_chk_ah_attr(rxe, attr);
+
 	/* RoCE has no LIDs: every AV is routed by GID */
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !grh->sgid_attr) {
 		pr_debug("rdma_rxe: %s: AV without GRH/source GID\n",
@@ -70,6 +73,10 @@ void rxe_av_from_attr(u32 port_num, struct rxe_av *av,
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 
+	if (attr->type == RDMA_AH_ATTR_TYPE_IB) {
+		sib_av_from_attr(av, attr);
+		return;
+	}
 	memset(av, 0, sizeof(*av));
 	memcpy(av->grh.dgid.raw, grh->dgid.raw, sizeof(av->grh.dgid.raw));
 	av->grh.flow_label = grh->flow_label;
@@ -85,6 +92,10 @@ void rxe_av_to_attr(struct rxe_av *av, struct rdma_ah_attr *attr)
 {
 	struct ib_global_route *grh = rdma_ah_retrieve_grh(attr);
 
+	if (av->network_type == RXE_NETWORK_TYPE_IB) {
+		sib_av_to_attr(av, attr);
+		return;
+	}
 	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
 	memcpy(grh->dgid.raw, av->grh.dgid.raw, sizeof(grh->dgid.raw));
 	grh->flow_label = av->grh.flow_label;
@@ -115,6 +126,10 @@ void rxe_av_fill_ip_info(struct rxe_av *av, struct rdma_ah_attr *attr)
 {
 	const struct ib_gid_attr *sgid_attr = attr->grh.sgid_attr;
 	bool ipv4;
+
+	/* sib_av_from_attr() filled in all an IB AV needs */
+	if (av->network_type == RXE_NETWORK_TYPE_IB)
+		return;
 
 	/* RoCE v1 sends GIDs, not IP addresses: both kept raw, as IPv6 */
 	if (sgid_attr && sgid_attr->gid_type == IB_GID_TYPE_ROCE) {
@@ -191,6 +206,8 @@ struct rxe_av *rxe_get_av(struct rxe_pkt_info *pkt, struct rxe_ah **ahp)
 	}
 
 	/* legacy librxe: the AV itself is in the (user-written) WQE */
+	if (rxe_from_qp(qp)->sib)
+		return NULL;	/* and it is a RoCE one */
 	av = &wqe->wr.wr.ud.av;
 	if (av->network_type != RXE_NETWORK_TYPE_IPV4 &&
 	    av->network_type != RXE_NETWORK_TYPE_IPV6)

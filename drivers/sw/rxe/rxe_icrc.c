@@ -11,16 +11,17 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
-#include "rxe_net.h"
+#include "rxe.h"
 
 /* Largest pseudo header: IPv4 with options (60) + UDP + BTH. */
 #define RXE_ICRC_PSEUDO_MAX	(60 + sizeof(struct udphdr) + RXE_BTH_BYTES)
 
 /*
  * IPv6 header and IBA GRH share a layout: traffic class and flow label
- * (every bit after the version) and the hop limit are variant.
+ * (every bit after the version) and the hop limit are variant. Also used
+ * for the GRH of an IB packet (sib_crc.c).
  */
-static void rxe_icrc_mask_grh(u8 *hdr)
+void rxe_icrc_mask_grh(u8 *hdr)
 {
 	hdr[0] |= 0x0f;
 	hdr[1] = 0xff;
@@ -65,6 +66,8 @@ static int rxe_icrc_calc(struct sk_buff *skb, struct rxe_pkt_info *pkt,
 		nlen = sizeof(struct ipv6hdr);
 		memcpy(buf, nh, nlen);
 		rxe_icrc_mask_grh(buf);
+	} else if (skb->protocol == htons(ETH_P_SIB)) {
+		return sib_icrc_calc(skb, pkt, icrc);
 	} else {
 		return -EINVAL;
 	}

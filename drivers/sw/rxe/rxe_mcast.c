@@ -112,6 +112,9 @@ static int rxe_mcg_filter(struct rxe_dev *rxe, const union ib_gid *mgid,
 	const struct in6_addr *a = (const struct in6_addr *)mgid->raw;
 	unsigned char mac[ETH_ALEN];
 
+	/* IB multicast frames go to the broadcast address (sib_xmit.c) */
+	if (rxe->sib)
+		return 0;
 	if (ipv6_addr_v4mapped(a))
 		ip_eth_mc_map(a->s6_addr32[3], mac);
 	else

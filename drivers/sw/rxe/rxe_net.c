@@ -37,6 +37,10 @@ void rxe_set_mtu(struct rxe_dev *rxe, unsigned int ndev_mtu)
 {
 	enum ib_mtu mtu = IB_MTU_256;
 
+	if (rxe->sib) {
+		sib_set_mtu(rxe, ndev_mtu);
+		return;
+	}
 	if (ndev_mtu > RXE_ROCE_OVERHEAD)
 		mtu = ib_mtu_int_to_enum(ndev_mtu - RXE_ROCE_OVERHEAD);
 	rxe->port.attr.active_mtu = min_t(enum ib_mtu, mtu, RXE_PORT_MAX_MTU);
@@ -82,6 +86,10 @@ void rxe_port_down(struct rxe_dev *rxe)
 
 void rxe_set_port_state(struct rxe_dev *rxe)
 {
+	if (rxe->sib) {
+		sib_set_port_state(rxe);
+		return;
+	}
 	rxe_port_set(rxe, netif_running(rxe->ndev) &&
 			  netif_carrier_ok(rxe->ndev));
 }
@@ -135,6 +143,8 @@ struct rxe_net_dev {
 	struct rxe_dev *rxe;
 	struct net_device *ndev;
 	struct packet_type v1_pt;	/* RoCE v1 receive on ndev */
+	/* a sib device: not a RoCE endpoint, so not on rxe_net_devs */
+	bool ib;
 };
 
 static LIST_HEAD(rxe_net_devs);
@@ -161,11 +171,17 @@ static int rxe_net_add_one(struct ib_device *ibdev)
 		return -ENOMEM;
 	e->rxe = to_rdev(ibdev);
 	e->ndev = e->rxe->ndev;
+	ib_set_client_data(ibdev, &rxe_net_client, e);
+
+	if (e->rxe->sib) {
+		e->ib = true;
+		sib_rx_start(e->rxe);
+		return 0;
+	}
 
 	spin_lock_bh(&rxe_net_devs_lock);
 	list_add_tail_rcu(&e->list, &rxe_net_devs);
 	spin_unlock_bh(&rxe_net_devs_lock);
-	ib_set_client_data(ibdev, &rxe_net_client, e);
 	/* after the list insertion: the handler finds the device there */
 	rxe_v1_pt_init(&e->v1_pt, e->ndev);
 	dev_add_pack(&e->v1_pt);
@@ -176,6 +192,11 @@ static void rxe_net_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct rxe_net_dev *e = client_data;
 
+	if (e->ib) {
+		sib_rx_stop(e->rxe);
+		kfree(e);
+		return;
+	}
 	/* waits for running handlers (synchronize_net) */
 	dev_remove_pack(&e->v1_pt);
 	spin_lock_bh(&rxe_net_devs_lock);
@@ -362,6 +383,9 @@ static struct rxe_dev *rxe_loop_target(struct sk_buff *skb,
 	struct net_device *owner;
 	struct rxe_dev *rxe = NULL;
 
+	/* sib_prepare() loops back only what is addressed to our own LIDs */
+	if (skb->protocol == htons(ETH_P_SIB))
+		return ib_device_try_get(&self->ib_dev) ? self : NULL;
 	if (skb->protocol == htons(ETH_P_IBOE)) {
 		const struct ib_grh *grh = (void *)skb_network_header(skb);
 
@@ -438,6 +462,7 @@ struct sk_buff *rxe_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
 {
 	struct net_device *ndev = rxe->ndev;
 	unsigned int hdr_len = sizeof(struct udphdr);
+	unsigned int tail_len = 0;
 	struct sk_buff *skb;
 	__be16 proto;
 
@@ -454,6 +479,11 @@ struct sk_buff *rxe_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
 		hdr_len = RXE_GRH_BYTES;
 		proto = htons(ETH_P_IBOE);
 		break;
+	case RXE_NETWORK_TYPE_IB:
+		hdr_len = sib_headroom(av);
+		tail_len = SIB_VCRC_SIZE;
+		proto = htons(ETH_P_SIB);
+		break;
 	default:
 		return NULL;
 	}
@@ -462,7 +492,7 @@ struct sk_buff *rxe_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
 		return NULL;
 
 	skb = alloc_skb(LL_RESERVED_SPACE(ndev) + hdr_len + paylen +
-			ndev->needed_tailroom, GFP_ATOMIC);
+			tail_len + ndev->needed_tailroom, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, LL_RESERVED_SPACE(ndev) + hdr_len);
@@ -657,6 +687,9 @@ int rxe_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	case RXE_NETWORK_TYPE_ROCE_V1:
 		err = rxe_prepare_v1(av, pkt, skb);
 		break;
+	case RXE_NETWORK_TYPE_IB:
+		/* LRH and VCRC: its own ICRC variant */
+		return sib_prepare(av, pkt, skb);
 	default:
 		err = -EINVAL;
 		break;
@@ -675,6 +708,8 @@ static int rxe_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 
 	if (skb->protocol == htons(ETH_P_IBOE))
 		return rxe_send_v1(skb, pkt);
+	if (skb->protocol == htons(ETH_P_SIB))
+		return sib_send(skb, pkt);
 
 	/* the IP layer keeps its own control block in skb->cb */
 	memset(skb->cb, 0, sizeof(skb->cb));

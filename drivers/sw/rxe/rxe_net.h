@@ -69,6 +69,13 @@ enum rxe_rx_drop {
 	RXE_DROP_ICRC,		/* invariant CRC mismatch */
 	RXE_DROP_GRH,		/* RoCE v1 GRH: IPVer not 6 or NxtHdr not BTH */
 	RXE_DROP_QUEUE_FULL,	/* the QP's task is RXE_MAX_QUEUED_PKTS behind */
+	/* sib (InfiniBand link layer) only */
+	RXE_DROP_LRH,		/* LVer not 0, or a raw packet (LNH 0/1) */
+	RXE_DROP_VCRC,		/* variant CRC mismatch */
+	RXE_DROP_DLID,		/* DLID not ours, or a misused permissive LID */
+	RXE_DROP_PORT_STATE,	/* data packet to a port not ARMED/ACTIVE */
+	RXE_DROP_VL15,		/* QP0 packet not a 256-byte MAD on VL15, or
+				 * a VL15 packet to another QP */
 	RXE_NUM_RX_DROPS
 };
 
@@ -93,6 +100,7 @@ enum rxe_rx_drop {
 /* rxe_icrc.c */
 int rxe_icrc_check(struct sk_buff *skb, struct rxe_pkt_info *pkt);
 void rxe_icrc_generate(struct sk_buff *skb, struct rxe_pkt_info *pkt);
+void rxe_icrc_mask_grh(u8 *hdr);
 #ifdef DEBUG
 int rxe_icrc_selftest(void);
 #endif

@@ -145,6 +145,7 @@ static_assert(NUM_HDR_TYPES + 11 < 32);
 			[IB_QPT_RC] = (rc),				\
 			[IB_QPT_UC] = (uc),				\
 			[IB_QPT_UD] = (ud),				\
+			[IB_QPT_SMI] = (ud),				\
 			[IB_QPT_GSI] = (ud),				\
 		},							\
 	}

@@ -45,6 +45,13 @@ int rxe_qp_chk_init(struct rxe_dev *rxe, struct ib_qp_init_attr *init)
 		if (READ_ONCE(rxe->qp_gsi_index))
 			return -EINVAL;
 		break;
+	case IB_QPT_SMI:
+		/* QP0 exists on an InfiniBand port only, once */
+		if (!rxe->sib)
+			return -EOPNOTSUPP;
+		if (init->port_num != 1 || READ_ONCE(rxe->qp_smi_index))
+			return -EINVAL;
+		break;
 	default:
 		/* no SMI on RoCE; XRC and raw types are not supported */
 		return -EOPNOTSUPP;
@@ -189,7 +196,8 @@ int rxe_qp_from_init(struct rxe_dev *rxe, struct rxe_qp *qp,
 	qp->sq_sig_type = init->sq_sig_type;
 	qp->attr.path_mtu = IB_MTU_256;
 	qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
-	if (init->qp_type == IB_QPT_UD || init->qp_type == IB_QPT_GSI)
+	if (init->qp_type == IB_QPT_UD || init->qp_type == IB_QPT_GSI ||
+	    init->qp_type == IB_QPT_SMI)
 		qp->mtu = ib_mtu_enum_to_int(rxe->port.attr.active_mtu);
 
 	if (init->qp_type == IB_QPT_GSI) {
@@ -197,6 +205,10 @@ int rxe_qp_from_init(struct rxe_dev *rxe, struct rxe_qp *qp,
 		qp->attr.port_num = init->port_num;
 		/* the receive path maps QPN 1 to this pool index */
 		WRITE_ONCE(rxe->qp_gsi_index, qp->elem.index);
+	} else if (init->qp_type == IB_QPT_SMI) {
+		qp->ibqp.qp_num = 0;
+		qp->attr.port_num = init->port_num;
+		WRITE_ONCE(rxe->qp_smi_index, qp->elem.index);
 	} else {
 		qp->ibqp.qp_num = qp->elem.index;
 	}
@@ -304,7 +316,7 @@ int rxe_qp_chk_attr(struct rxe_dev *rxe, struct rxe_qp *qp,
 		return -EINVAL;
 
 	if ((mask & IB_QP_PKEY_INDEX) &&
-	    attr->pkey_index >= RXE_PORT_PKEY_TBL_LEN)
+	    attr->pkey_index >= rxe->port.attr.pkey_tbl_len)
 		return -EINVAL;
 
 	return 0;
@@ -689,6 +701,9 @@ void rxe_qp_cleanup(struct rxe_pool_elem *elem)
 	if (qp_type(qp) == IB_QPT_GSI && rxe &&
 	    READ_ONCE(rxe->qp_gsi_index) == elem->index)
 		WRITE_ONCE(rxe->qp_gsi_index, 0);
+	if (qp_type(qp) == IB_QPT_SMI && rxe &&
+	    READ_ONCE(rxe->qp_smi_index) == elem->index)
+		WRITE_ONCE(rxe->qp_smi_index, 0);
 
 	if (qp->sq.queue) {
 		rxe_queue_cleanup(qp->sq.queue);
@@ -731,8 +746,10 @@ struct rxe_qp *rxe_qp_get_by_qpn(struct rxe_dev *rxe, u32 qpn)
 	struct rxe_qp *qp;
 	u32 index = qpn;
 
-	if (qpn == 1) {
-		index = READ_ONCE(rxe->qp_gsi_index);
+	/* the special QPs have pool indexes of their own */
+	if (qpn <= 1) {
+		index = qpn ? READ_ONCE(rxe->qp_gsi_index) :
+			      READ_ONCE(rxe->qp_smi_index);
 		if (!index)
 			return NULL;
 	}
@@ -740,7 +757,7 @@ struct rxe_qp *rxe_qp_get_by_qpn(struct rxe_dev *rxe, u32 qpn)
 	qp = rxe_pool_get_index(&rxe->qp_pool, index);
 	if (!qp)
 		return NULL;
-	/* QP1's pool index is not a QPN anyone may address */
+	/* QP0's and QP1's pool indexes are not QPNs anyone may address */
 	if (qp_num(qp) != qpn) {
 		rxe_put(qp);
 		return NULL;

@@ -13,6 +13,7 @@
 #include <linux/ipv6.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
 #include "rxe.h"
 
 /*
@@ -21,6 +22,8 @@
  */
 static int rxe_pkt_dgid(struct sk_buff *skb, union ib_gid *dgid)
 {
+	const struct ib_grh *grh;
+
 	if (skb->protocol == htons(ETH_P_IBOE))
 		memcpy(dgid, &((struct ib_grh *)skb_network_header(skb))->dgid,
 		       sizeof(*dgid));
@@ -29,6 +32,8 @@ static int rxe_pkt_dgid(struct sk_buff *skb, union ib_gid *dgid)
 				       (struct in6_addr *)dgid);
 	else if (skb->protocol == htons(ETH_P_IPV6))
 		memcpy(dgid, &ipv6_hdr(skb)->daddr, sizeof(*dgid));
+	else if (skb->protocol == htons(ETH_P_SIB) && (grh = sib_rx_grh(skb)))
+		memcpy(dgid, &grh->dgid, sizeof(*dgid));
 	else
 		return -EINVAL;
 	return 0;
@@ -54,6 +59,8 @@ static int rxe_chk_dgid(struct rxe_dev *rxe, struct sk_buff *skb,
 	const struct ib_gid_attr *attr;
 	union ib_gid dgid;
 
+	if (unlikely(rxe->sib))
+		return sib_chk_dgid(rxe, skb);
 	if (rxe_pkt_dgid(skb, &dgid))
 		return -EINVAL;
 	if (rxe_gid_is_multicast(&dgid))
@@ -85,6 +92,7 @@ static bool rxe_chk_qp_type(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	case IB_QPT_UC:
 		return tr == IB_OPCODE_UC;
 	case IB_QPT_UD:
+	case IB_QPT_SMI:
 	case IB_QPT_GSI:
 		return tr == IB_OPCODE_UD;
 	default:
@@ -107,10 +115,28 @@ static bool rxe_chk_qp_state(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 	return state == IB_QPS_RTS || state == IB_QPS_SQD;
 }
 
-/* P_Keys match if the low 15 bits agree (the port has only 0xffff). */
+/*
+ * P_Keys match if the low 15 bits agree (a RoCE port has only 0xffff; a
+ * sib port checks its table).
+ */
 static bool rxe_chk_pkey(struct rxe_pkt_info *pkt)
 {
+	if (unlikely(pkt->rxe->sib))
+		return sib_pkey_ok(pkt->rxe, bth_pkey(pkt));
 	return (bth_pkey(pkt) & 0x7fff) == (RXE_DEFAULT_PKEY & 0x7fff);
+}
+
+/*
+ * IBA 13.5.3.1 on a sib port: QP0 takes 256-byte MADs on VL15 only, and
+ * VL15 carries nothing else (the LRH is at the network header).
+ */
+static bool sib_rx_vl15_ok(struct rxe_pkt_info *pkt, u32 qpn)
+{
+	bool vl15 = skb_network_header(PKT_TO_SKB(pkt))[0] >> 4 == 15;
+
+	if (qpn != 0)
+		return !vl15;
+	return vl15 && payload_size(pkt) == IB_MGMT_MAD_SIZE;
 }
 
 /* IBA error counters are 16 bits wide and stop at their maximum. */
@@ -125,10 +151,35 @@ static void rxe_port_cntr_inc(struct rxe_dev *rxe, u32 *cntr)
 	spin_unlock_irqrestore(&port->lock, flags);
 }
 
+/*
+ * PortInfo.P_KeyViolations (the SM may reset it) and, on a sib port, the
+ * PMA's PortRcvConstraintErrors source, which never goes back.
+ */
+static void rxe_count_pkey_viol(struct rxe_dev *rxe)
+{
+	rxe_port_cntr_inc(rxe, &rxe->port.attr.bad_pkey_cntr);
+	if (rxe->sib)
+		atomic64_inc(&rxe->sib->ctr.pkey_viol);
+}
+
+/*
+ * On a sib port a QP other than QP0/QP1 belongs to the partition at its
+ * P_Key index: a packet of another partition is a P_Key violation even
+ * if the port's table holds its key.
+ */
+static bool sib_chk_qp_pkey(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	if (likely(!pkt->rxe->sib) || qp_num(qp) <= 1)
+		return true;
+	return sib_qp_pkey_ok(pkt->rxe, READ_ONCE(qp->attr.pkey_index),
+			      bth_pkey(pkt));
+}
+
 static bool rxe_chk_qkey(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	u32 qkey;
 
+	/* QP0 takes any Q_Key (IBA 13.5.3.1); so do connected QPs */
 	if (qp_type(qp) != IB_QPT_UD && qp_type(qp) != IB_QPT_GSI)
 		return true;
 	qkey = qp_num(qp) == 1 ? GSI_QKEY : qp->attr.qkey;
@@ -150,20 +201,24 @@ static int rxe_hdr_check(struct rxe_pkt_info *pkt)
 		rxe_rx_drop_inc(rxe, RXE_DROP_TVER);
 		return -EINVAL;
 	}
-	if (!rxe_chk_pkey(pkt)) {
-		rxe_port_cntr_inc(rxe, &rxe->port.attr.bad_pkey_cntr);
-		return -EINVAL;
-	}
-
 	qpn = bth_qpn(pkt);
-	/* the QPs of a multicast group are checked one by one later */
-	if (qpn == IB_MULTICAST_QPN)
-		return 0;
 	/* QP0 does not exist on RoCE */
-	if (qpn == 0) {
+	if (qpn == 0 && !rxe->sib) {
 		rxe_rx_drop_inc(rxe, RXE_DROP_QPN);
 		return -EINVAL;
 	}
+	if (rxe->sib && !sib_rx_vl15_ok(pkt, qpn)) {
+		rxe_rx_drop_inc(rxe, RXE_DROP_VL15);
+		return -EINVAL;
+	}
+	/* SMPs are sent with 0xffff and their P_Key is not checked */
+	if (qpn != 0 && !rxe_chk_pkey(pkt)) {
+		rxe_count_pkey_viol(rxe);
+		return -EINVAL;
+	}
+	/* the QPs of a multicast group are checked one by one later */
+	if (qpn == IB_MULTICAST_QPN)
+		return 0;
 
 	qp = rxe_qp_get_by_qpn(rxe, qpn);
 	if (!qp) {
@@ -177,6 +232,11 @@ static int rxe_hdr_check(struct rxe_pkt_info *pkt)
 	if (!rxe_chk_qp_state(qp, pkt)) {
 		why = RXE_DROP_QP_STATE;
 		goto err_put;
+	}
+	if (!sib_chk_qp_pkey(qp, pkt)) {
+		rxe_count_pkey_viol(rxe);
+		rxe_qp_put(qp);
+		return -EINVAL;
 	}
 	if (!rxe_chk_qkey(qp, pkt)) {
 		rxe_port_cntr_inc(rxe, &rxe->port.attr.qkey_viol_cntr);
@@ -227,6 +287,8 @@ static void rxe_rcv_mcast(struct sk_buff *skb)
 			rxe_rx_drop_inc(rxe, RXE_DROP_QP_TYPE);
 		} else if (!rxe_chk_qp_state(qp, pkt)) {
 			rxe_rx_drop_inc(rxe, RXE_DROP_QP_STATE);
+		} else if (!sib_chk_qp_pkey(qp, pkt)) {
+			rxe_count_pkey_viol(rxe);
 		} else if (!rxe_chk_qkey(qp, pkt)) {
 			rxe_port_cntr_inc(rxe,
 					  &rxe->port.attr.qkey_viol_cntr);
@@ -341,6 +403,11 @@ static const char * const rxe_rx_drop_names[RXE_NUM_RX_DROPS] = {
 	[RXE_DROP_ICRC]		= "icrc",
 	[RXE_DROP_QUEUE_FULL]	= "queue_full",
 	[RXE_DROP_GRH]		= "grh",
+	[RXE_DROP_LRH]		= "lrh",
+	[RXE_DROP_VCRC]		= "vcrc",
+	[RXE_DROP_DLID]		= "dlid",
+	[RXE_DROP_PORT_STATE]	= "port_state",
+	[RXE_DROP_VL15]		= "vl15",
 };
 
 /* One "reason count" line per reason, always all of them, fixed order. */

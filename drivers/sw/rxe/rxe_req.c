@@ -365,6 +365,7 @@ static int req_opcode(struct rxe_qp *qp, u32 wr_opcode, bool first,
 		tr = IB_OPCODE_UC;
 		break;
 	case IB_QPT_UD:
+	case IB_QPT_SMI:
 	case IB_QPT_GSI:
 		/* a UD message is a single packet */
 		if (!first || !last)
@@ -591,6 +592,7 @@ static int req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 	opcode = req_opcode(qp, wr_opcode, first, last);
 	if (opcode < 0)
 		return req_error(qp, wqe, (qp_type(qp) == IB_QPT_UD ||
+					   qp_type(qp) == IB_QPT_SMI ||
 					   qp_type(qp) == IB_QPT_GSI) ?
 					  IB_WC_LOC_LEN_ERR :
 					  IB_WC_LOC_QP_OP_ERR);

@@ -297,6 +297,9 @@ static void resp_fill_kernel_wc(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 	struct sk_buff *skb = PKT_TO_SKB(pkt);
 
 	wc->qp = &qp->ibqp;
+	/* IB: the address is the LRH's (sib_rx_wc), no Ethernet */
+	if (skb->protocol == htons(ETH_P_SIB))
+		return;
 	if (skb->protocol == htons(ETH_P_IBOE))
 		wc->network_hdr_type = RDMA_NETWORK_ROCE_V1;
 	else if (skb->protocol == htons(ETH_P_IP))
@@ -387,6 +390,9 @@ static int resp_complete(struct rxe_qp *qp, struct rxe_pkt_info *pkt,
 		if (pkt)
 			resp_fill_kernel_wc(qp, pkt, wc);
 	}
+
+	if (pkt && PKT_TO_SKB(pkt)->protocol == htons(ETH_P_SIB))
+		sib_rx_wc(PKT_TO_SKB(pkt), &cqe, user);
 
 	/* free the slot first: the consumer may repost as soon as it polls */
 	resp_release_wqe(qp);
@@ -538,6 +544,10 @@ static enum resp_rc resp_check_seg_len(struct rxe_qp *qp,
  */
 static void resp_net_hdr(struct sk_buff *skb, u8 *hdr)
 {
+	if (skb->protocol == htons(ETH_P_SIB)) {
+		sib_rx_net_hdr(skb, hdr);
+		return;
+	}
 	memset(hdr, 0, RXE_GRH_BYTES);
 	if (skb->protocol == htons(ETH_P_IBOE))
 		memcpy(hdr, skb_network_header(skb), RXE_GRH_BYTES);
@@ -564,7 +574,8 @@ static enum resp_rc resp_copy_in(struct rxe_qp *qp, void *addr, int len)
 static enum resp_rc resp_do_send(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	u32 len = payload_size(pkt);
-	bool ud = qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI;
+	bool ud = qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI ||
+		  qp_type(qp) == IB_QPT_SMI;
 	enum resp_rc rc;
 
 	if (ud) {
@@ -941,6 +952,17 @@ fatal:
 
 /* ---- one request packet ---- */
 
+/* PortCounters.VL15Dropped is 16 bits wide and stops at its maximum. */
+static void resp_count_vl15_drop(struct rxe_dev *rxe)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rxe->port.lock, flags);
+	if (rxe->port.vl15_dropped < 0xffff)
+		rxe->port.vl15_dropped++;
+	spin_unlock_irqrestore(&rxe->port.lock, flags);
+}
+
 static enum resp_rc resp_execute(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 {
 	enum resp_rc rc;
@@ -1025,6 +1047,9 @@ static bool resp_one(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 
 	rc = resp_execute(qp, pkt);
 	if (rc == RESP_RNR) {
+		/* VL15 has no flow control: the SMP is lost and counted */
+		if (type == IB_QPT_SMI)
+			resp_count_vl15_drop(rxe_from_qp(qp));
 		if (type == IB_QPT_RC) {
 			rxe_counter_inc(rxe_from_qp(qp), RXE_CNT_SND_RNR);
 			resp_send_ack(qp, AETH_RNR_NAK |

@@ -102,6 +102,7 @@ static void rxe_dealloc(struct ib_device *ibdev)
 	struct rxe_dev *rxe = to_rdev(ibdev);
 
 	rxe_cleanup_pools(rxe);
+	sib_dev_free(rxe);
 	netdev_put(rxe->ndev, &rxe->ndev_tracker);
 }
 
@@ -580,8 +581,8 @@ static int rxe_validate_send_wr(struct rxe_qp *qp,
 			return -EINVAL;
 	}
 
-	if ((qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI) &&
-	    !ud_wr(ibwr)->ah)
+	if ((qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI ||
+	     qp_type(qp) == IB_QPT_SMI) && !ud_wr(ibwr)->ah)
 		return -EINVAL;
 
 	return 0;
@@ -596,7 +597,8 @@ static int rxe_validate_send_wr(struct rxe_qp *qp,
 static void rxe_init_send_wr(struct rxe_qp *qp, struct rxe_send_wr *wr,
 			     const struct ib_send_wr *ibwr)
 {
-	bool ud = qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI;
+	bool ud = qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI ||
+		  qp_type(qp) == IB_QPT_SMI;
 	const struct ib_atomic_wr *atomic;
 	const struct ib_rdma_wr *rdma;
 	const struct ib_reg_wr *reg;
@@ -997,6 +999,8 @@ int rxe_register_device(struct rxe_dev *rxe, const char *ibdev_name)
 			    rxe->ndev->dev_addr);
 
 	ib_set_device_ops(dev, &rxe_dev_ops);
+	if (rxe->sib)
+		sib_set_ops(rxe);
 	rxe_mcast_init(rxe);
 
 	err = ib_device_set_netdev(dev, rxe->ndev, 1);

@@ -1,0 +1,231 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# IPoIB (our ib_ipoib, datagram mode) between two sib ports cabled back to
+# back (a veth pair of MTU 2200: a 2048-byte IB MTU) and swept by an
+# unmodified OpenSM, in one VM. ib_ipoib puts an interface on each port
+# (type 32, 20-byte address = QPN + port GID, broadcast address of the
+# default partition); the one on sib1 moves into a network namespace, so
+# that IP traffic between them cannot take a shortcut: it crosses the
+# veth as IB packets. Both get carrier once their broadcast group join
+# through OpenSM's SA succeeded (MTU 2044). Then ping both ways with the
+# packet counters checked, ARP entries holding the peer's 20-byte address,
+# IPv6 (neighbour discovery over the solicited-node groups), iperf3 and a
+# 16 MiB transfer compared by checksum; the sysfs files; P_Key children
+# through create_child and `ip link add ... type ipoib`, one of them in a
+# partition OpenSM serves (ping over it). Then sib1 is deleted under its
+# live interface (in the namespace), ib_ipoib is unloaded under the other,
+# and sib0 goes.
+set -u
+. "$RDMA_KMOD_SRC/selftests/lib.sh"
+. "$RDMA_KMOD_SRC/selftests/sib.sh"
+
+if [ "$RDMA_KMOD_STACK" = stock ]; then
+	ok "stock kernel: no sib link type, nothing to test"
+	finish
+	exit
+fi
+need_opensm
+
+ns=ipoibB
+# not 192.0.2.0/24: the VM's eth0 has an address there
+A4=198.18.77.1 B4=198.18.77.2 A6=fd00:1b::1 B6=fd00:1b::2
+C4A=198.18.78.1 C4B=198.18.78.2
+
+perf_rcv() { # DEV: PortRcvPkts of its port, through its PMA
+	perfquery -C "$1" -P 1 | sed -n "s/^PortRcvPkts:\.*//p"
+}
+
+stat_of() { # [NSEXEC] IF COUNTER
+	$1 cat $net/$2/statistics/$3
+}
+
+inB="ip netns exec $ns"
+
+# busybox's: Debian's iputils-ping is not in every image
+ping() {
+	busybox ping "$@"
+}
+
+# what went wrong, when something did
+show_state() {
+	ip -s link show $ifA
+	$inB ip -s link show $ifB
+	ip neigh show dev $ifA
+	rdma statistic show link sib0/1
+	rdma statistic show link sib1/1
+	dmesg | grep -iE "ipoib|ib[01]|sib" | tail -40
+}
+
+modprobe ib_umad || die "modprobe ib_umad"
+sib_pair || die "sib0, sib1 on a veth pair"
+mkdir -p $osm
+# The default partition and 0x8002, each with its IPoIB broadcast group.
+cat > $osm/partitions.conf <<EOF
+Default=0x7fff, ipoib, defmember=full : ALL=full ;
+part2=0x8002, ipoib, defmember=full : ALL=full ;
+EOF
+
+echo "--- OpenSM sweeps"
+osm_up -P $osm/partitions.conf || die "sib0, sib1 not ACTIVE under OpenSM"
+
+echo "--- ib_ipoib"
+modprobe ib_ipoib || die "modprobe ib_ipoib"
+ulp_ours ib_ipoib
+# its debug messages (flushes, failed joins and paths) for the log
+echo "module ib_ipoib +p" > /sys/kernel/debug/dynamic_debug/control 2>/dev/null
+sleep 1
+ifA=$(ipoib_of sib0) && ifB=$(ipoib_of sib1) ||
+	die "no IPoIB interface per sib port: $(ls $net)"
+ok "sib0 has $ifA, sib1 has $ifB"
+for i in $ifA $ifB; do
+	d=$(ip -d link show $i)
+	echo "$d" | grep -q "link/infiniband" && echo "$d" | grep -q "ipoib pkey 0xffff mode datagram" &&
+		ok "$i: link/infiniband, ipoib pkey 0xffff mode datagram" || bad "ip -d link show $i: $d"
+done
+expect_eq "$ifA address length" "$(cat $net/$ifA/addr_len)" 20
+expect_eq "$ifA broadcast address" "$(cat $net/$ifA/broadcast)" \
+	"00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff"
+qpn=$(cut -c1-11 $net/$ifA/address)
+[ "$qpn" != 00:00:00:00 ] && ok "$ifA address carries QPN $qpn" || bad "$ifA QPN $qpn"
+
+ip netns add $ns || die "netns"
+ip link set $ifB netns $ns || die "$ifB into $ns"
+ip addr add $A4/24 dev $ifA && ip -6 addr add $A6/64 dev $ifA nodad || die "addresses on $ifA"
+$inB ip addr add $B4/24 dev $ifB && $inB ip -6 addr add $B6/64 dev $ifB nodad ||
+	die "addresses on $ifB"
+# TCG under load: an SA query may take longer than ARP's 3 s
+echo 10 > /proc/sys/net/ipv4/neigh/$ifA/mcast_solicit
+$inB sh -c "echo 10 > /proc/sys/net/ipv4/neigh/$ifB/mcast_solicit"
+ip link set $ifA up && $inB ip link set $ifB up && $inB ip link set lo up || die "links up"
+carrier_on "" $ifA && ok "$ifA carrier on (broadcast group joined)" || bad "$ifA: no carrier"
+carrier_on "$inB" $ifB && ok "$ifB carrier on" || bad "$ifB: no carrier"
+expect_eq "$ifA MTU from the broadcast group" "$(cat $net/$ifA/mtu)" 2044
+expect_eq "$ifB MTU" "$($inB cat $net/$ifB/mtu)" 2044
+
+echo "--- IPv4"
+# the first packets wait for ARP and two PathRecord queries
+ping -c 1 -W 30 $B4 > /tmp/ping.out 2>&1 || echo "warm-up: $(tail -2 /tmp/ping.out)"
+txA=$(stat_of "" $ifA tx_packets) rxA=$(stat_of "" $ifA rx_packets) rxV=$(perf_rcv sib1)
+ping -c 5 -i 0.3 -W 5 $B4 > /tmp/ping.out 2>&1 &&
+	ok "ping $ifA -> $ifB: $(grep -o '[0-9]* packets received' /tmp/ping.out)" ||
+	bad "ping $B4: $(tail -3 /tmp/ping.out)"
+$inB busybox ping -c 5 -i 0.3 -W 5 $A4 > /tmp/ping.out 2>&1 &&
+	ok "ping $ifB -> $ifA: $(grep -o '[0-9]* packets received' /tmp/ping.out)" ||
+	bad "ping $A4: $(tail -3 /tmp/ping.out)"
+txA2=$(stat_of "" $ifA tx_packets) rxA2=$(stat_of "" $ifA rx_packets)
+[ $((txA2 - txA)) -ge 10 ] && [ $((rxA2 - rxA)) -ge 10 ] &&
+	ok "$ifA counted tx $((txA2 - txA)), rx $((rxA2 - rxA)) packets" ||
+	bad "$ifA counters: tx $txA -> $txA2, rx $rxA -> $rxA2"
+rxV2=$(perf_rcv sib1)
+[ $((rxV2 - rxV)) -ge 10 ] 2>/dev/null && ok "sib1's PortRcvPkts $rxV -> $rxV2 (IB packets)" ||
+	bad "sib1's PortRcvPkts $rxV -> $rxV2"
+addrB=$($inB cat $net/$ifB/address) addrA=$(cat $net/$ifA/address)
+n=$(ip neigh show $B4 dev $ifA)
+echo "$n" | grep -q "lladdr $addrB " && ok "ARP on $ifA: $B4 is $addrB" || bad "ARP on $ifA: $n"
+n=$($inB ip neigh show $A4 dev $ifB)
+echo "$n" | grep -q "lladdr $addrA " && ok "ARP on $ifB: $A4 is $addrA" || bad "ARP on $ifB: $n"
+[ $fails = 0 ] || show_state
+
+echo "--- IPv6"
+ping -6 -c 3 -i 0.3 -W 5 $B6 > /tmp/ping.out 2>&1 &&
+	ok "ping -6 $ifA -> $ifB: $(grep -o '[0-9]* packets received' /tmp/ping.out)" ||
+	bad "ping -6 $B6: $(tail -3 /tmp/ping.out)"
+$inB busybox ping -6 -c 3 -i 0.3 -W 5 $A6 > /tmp/ping.out 2>&1 &&
+	ok "ping -6 $ifB -> $ifA" || bad "ping -6 $A6: $(tail -3 /tmp/ping.out)"
+n=$(ip -6 neigh show $B6 dev $ifA)
+echo "$n" | grep -q "lladdr $addrB " && ok "ND on $ifA: $B6 is $addrB" || bad "ND on $ifA: $n"
+
+echo "--- bulk"
+if command -v iperf3 >/dev/null; then
+	$inB timeout 60 iperf3 -s -1 -B $B4 > /tmp/iperf.srv 2>&1 &
+	sp=$!
+	$inB sh -c ". $RDMA_KMOD_SRC/selftests/lib.sh; wait_tcp_listen 5201" || true
+	iperf3 -c $B4 -t 3 > /tmp/iperf.out 2>&1 &&
+		ok "iperf3 over IPoIB: $(grep receiver /tmp/iperf.out | sed 's/  */ /g')" ||
+		bad "iperf3: $(tail -3 /tmp/iperf.out)"
+	wait $sp
+fi
+head -c $((16 << 20)) /dev/urandom > /tmp/ipoib.in
+$inB python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.settimeout(60); s.bind((sys.argv[1], 5300)); s.listen(1)
+c, _ = s.accept(); c.settimeout(60)
+with open("/tmp/ipoib.out", "wb") as f:
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        f.write(b)
+' $B4 &
+sp=$!
+$inB sh -c ". $RDMA_KMOD_SRC/selftests/lib.sh; wait_tcp_listen 5300" || true
+python3 -c '
+import socket, sys
+s = socket.create_connection((sys.argv[1], 5300), timeout=120)
+with open("/tmp/ipoib.in", "rb") as f:
+    s.sendall(f.read())
+s.close()
+' $B4 || bad "bulk sender"
+wait $sp
+sa=$(sha256sum < /tmp/ipoib.in) sb=$(sha256sum < /tmp/ipoib.out)
+[ "$sa" = "$sb" ] && ok "16 MiB over TCP/IPoIB, sha256 equal" ||
+	bad "bulk transfer: $(stat -c %s /tmp/ipoib.out) bytes, sha256 differs"
+rm -f /tmp/ipoib.in /tmp/ipoib.out
+
+[ $fails = 0 ] || show_state
+echo "--- sysfs"
+expect_eq "$ifA mode" "$(cat $net/$ifA/mode)" datagram
+expect_eq "$ifA pkey" "$(cat $net/$ifA/pkey)" 0xffff
+expect_eq "$ifA umcast" "$(cat $net/$ifA/umcast)" 0
+echo datagram > $net/$ifA/mode && ok "mode: datagram accepted" || bad "mode: datagram refused"
+printf connected > $net/$ifA/mode 2>/dev/null && bad "mode: 'connected' without newline taken" ||
+	ok "mode: 'connected' without newline refused"
+echo 1 > $net/$ifA/umcast && expect_eq "umcast set" "$(cat $net/$ifA/umcast)" 1
+echo 0 > $net/$ifA/umcast
+
+echo "--- P_Key children"
+echo 0x8002 > $net/$ifA/create_child || bad "create_child 0x8002"
+cA=$ifA.8002
+[ -d $net/$cA ] && ok "create_child made $cA" || bad "no $cA: $(ls $net)"
+expect_eq "$cA pkey" "$(cat $net/$cA/pkey 2>/dev/null)" 0x8002
+expect_eq "$cA parent" "$(cat $net/$cA/parent 2>/dev/null)" $ifA
+echo 0x8002 > $net/$ifA/create_child 2>/dev/null && bad "a second 0x8002 child made" ||
+	ok "a second create_child 0x8002 refused"
+echo 0 > $net/$ifA/create_child 2>/dev/null && bad "create_child 0 taken" ||
+	ok "create_child 0 refused"
+$inB ip link add link $ifB name cB type ipoib pkey 0x8002 || bad "ip link add type ipoib pkey 0x8002"
+d=$($inB ip -d link show cB)
+echo "$d" | grep -q "ipoib pkey 0x8002 mode datagram" && ok "rtnl child cB: pkey 0x8002" ||
+	bad "ip -d link show cB: $d"
+ip link add link $ifA name cX type ipoib pkey 0x8003 || bad "ip link add pkey 0x8003"
+ip addr add $C4A/24 dev $cA && $inB ip addr add $C4B/24 dev cB || bad "child addresses"
+ip link set $cA up && $inB ip link set cB up && ip link set cX up || bad "children up"
+carrier_on "" $cA && ok "$cA carrier on (partition 0x8002 group joined)" || bad "$cA: no carrier"
+carrier_on "$inB" cB && ok "cB carrier on" || bad "cB: no carrier"
+ping -c 3 -i 0.3 -W 5 $C4B > /tmp/ping.out 2>&1 && ok "ping over partition 0x8002" ||
+	bad "ping $C4B: $(tail -3 /tmp/ping.out)"
+sleep 2
+expect_eq "cX (P_Key 0x8003 not in the port's table) without carrier" "$(cat $net/cX/carrier)" 0
+dmesg | grep -q "cX: P_Key 0x8003 is not found" && ok "cX: P_Key 0x8003 is not found" ||
+	bad "no 'P_Key 0x8003 is not found' for cX"
+ip link del cX || bad "ip link del cX"
+ip link del $ifA 2>/dev/null
+[ -d $net/$ifA ] && ok "the parent $ifA cannot be deleted" || bad "$ifA deleted"
+echo 0x8002 > $net/$ifA/delete_child || bad "delete_child 0x8002"
+[ -d $net/$cA ] && bad "$cA still there" || ok "delete_child removed $cA"
+
+echo "--- teardown"
+# sib1 goes under its live interface (and child), in the namespace.
+rdma link delete sib1 || bad "rdma link delete sib1"
+$inB ip link show $ifB >/dev/null 2>&1 && bad "$ifB outlived sib1" || ok "$ifB went with sib1"
+$inB ip link show cB >/dev/null 2>&1 && bad "cB outlived sib1" || ok "cB went with sib1"
+ip netns del $ns
+rmmod ib_ipoib && ok "ib_ipoib unloaded under a live $ifA" || bad "rmmod ib_ipoib"
+[ -d $net/$ifA ] && bad "$ifA outlived ib_ipoib" || ok "$ifA gone"
+osm_stop
+grep -E "ERR [0-9A-F]{4}" $osm/opensm.log | head -5
+rdma link delete sib0 || bad "rdma link delete sib0"
+ip link del vethA
+finish

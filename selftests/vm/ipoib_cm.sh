@@ -1,0 +1,321 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# rdma-kmod: second-lane
+#
+# IPoIB connected mode (RFC 4755) in our ib_ipoib, between two sib ports
+# cabled back to back (veth pair of MTU 2200: a 2048-byte IB MTU, UD MTU
+# 2044) and swept by an unmodified OpenSM; the interface on sib1 lives in a
+# network namespace so that traffic crosses the veth as IB packets.
+# Proves: both addresses advertise RC (flags byte 0x80); ibA switched by
+# sysfs, ibB by netlink (`ip link set ... type ipoib mode connected`), both
+# read back "connected" and MTU 65520; 60000-byte pings both ways (and
+# 30000-byte IPv6 ones) go
+# unfragmented (IP FragCreates unchanged, a handful of netdev packets) over
+# RC QPs that `rdma resource show qp` lists on both ports; a neighbour
+# flush takes the outbound link with it, the next ping makes a new one;
+# iperf3 and a
+# 16 MiB TCP transfer compared by sha256 in connected mode; both ends
+# switched to datagram and back during an iperf3 run; the MTU rules
+# of each mode; ibA back to datagram clamps its MTU to 2044 and still
+# talks with the connected ibB (large pings both ways); connected again;
+# a peer whose address lacks the RC flag is served over UD, a packet too
+# large for UD bringing the path MTU down by an emulated ICMP; a link
+# the peer refuses is counted and does not hang; down and up, and an rtnl
+# child made in connected mode;
+# P_Key 0x8002 children (sysfs and rtnl) in connected mode, 60000-byte
+# pings between them; then sib1 is deleted under the connected ibB and
+# its child with their links up, and ib_ipoib is unloaded under the
+# connected ibA and its child with their links up.
+set -u
+. "$RDMA_KMOD_SRC/selftests/lib.sh"
+. "$RDMA_KMOD_SRC/selftests/sib.sh"
+
+if [ "$RDMA_KMOD_STACK" = stock ]; then
+	ok "stock kernel: no sib link type, nothing to test"
+	finish
+	exit
+fi
+need_opensm
+
+ns=ipoibcmB
+A4=198.18.79.1 B4=198.18.79.2 A6=fd00:1c::1 B6=fd00:1c::2
+C4A=198.18.80.1 C4B=198.18.80.2
+inB="ip netns exec $ns"
+
+frags() { # [NSEXEC]: IP fragments created so far
+	${1:-} awk '/^Ip: [0-9]/ { print $NF }' /proc/net/snmp
+}
+
+rc_qps() { # LINK: RC QPs on it
+	rdma resource show qp link "$1/1" 2>/dev/null | grep -c "type RC"
+}
+
+ping() { busybox ping "$@"; }
+
+# listening_in_B PORT: a TCP listener on PORT in the namespace (one exec:
+# wait_tcp_listen reads the /proc/net/tcp of the namespace it runs in)
+listening_in_B() {
+	$inB sh -c ". $RDMA_KMOD_SRC/selftests/lib.sh; wait_tcp_listen $1 $((200 * tf))"
+}
+
+# ping_big [NSEXEC] DEST SIZE COUNT: all answered
+ping_big() {
+	$1 busybox ping -c "$4" -s "$3" -W 10 "$2" > /tmp/ping_cm.out 2>&1 &&
+		grep -q " $4 packets received" /tmp/ping_cm.out
+}
+
+show_state() {
+	ip -s link show $ifA
+	$inB ip -s link show $ifB
+	rdma resource show qp
+	dmesg | grep -iE "ipoib|ib[01]|sib" | tail -40
+}
+
+modprobe ib_umad || die "modprobe ib_umad"
+sib_pair || die "sib0, sib1 on a veth pair"
+mkdir -p $osm
+cat > $osm/partitions.conf <<EOF
+Default=0x7fff, ipoib, defmember=full : ALL=full ;
+part2=0x8002, ipoib, defmember=full : ALL=full ;
+EOF
+
+echo "--- OpenSM sweeps"
+osm_up -P $osm/partitions.conf || die "sib0, sib1 not ACTIVE under OpenSM"
+
+echo "--- ib_ipoib"
+modprobe ib_ipoib || die "modprobe ib_ipoib"
+ulp_ours ib_ipoib
+echo "module ib_ipoib +p" > /sys/kernel/debug/dynamic_debug/control 2>/dev/null
+sleep 1
+ifA=$(ipoib_of sib0) && ifB=$(ipoib_of sib1) || die "no IPoIB interface per sib port"
+ok "sib0 has $ifA, sib1 has $ifB"
+for i in $ifA $ifB; do
+	expect_eq "$i advertises RC (flags byte 0x80)" "$(cut -c1-2 $net/$i/address)" 80
+done
+expect_eq "$ifA mode by default" "$(cat $net/$ifA/mode)" datagram
+
+ip netns add $ns || die "netns"
+ip link set $ifB netns $ns || die "$ifB into $ns"
+ip addr add $A4/24 dev $ifA && $inB ip addr add $B4/24 dev $ifB || die "addresses"
+ip -6 addr add $A6/64 dev $ifA nodad && $inB ip -6 addr add $B6/64 dev $ifB nodad ||
+	die "IPv6 addresses"
+echo 10 > /proc/sys/net/ipv4/neigh/$ifA/mcast_solicit
+$inB sh -c "echo 10 > /proc/sys/net/ipv4/neigh/$ifB/mcast_solicit"
+ip link set $ifA up && $inB ip link set $ifB up && $inB ip link set lo up || die "links up"
+carrier_on "" $ifA && carrier_on "$inB" $ifB && ok "carrier on both" || die "no carrier"
+
+echo "--- to connected mode"
+echo connected > $net/$ifA/mode && ok "$ifA: sysfs mode connected" || bad "sysfs mode connected"
+$inB ip link set $ifB type ipoib mode connected && ok "$ifB: netlink mode connected" ||
+	bad "ip link set $ifB type ipoib mode connected"
+expect_eq "$ifA mode" "$(cat $net/$ifA/mode)" connected
+expect_eq "$ifB mode" "$($inB cat $net/$ifB/mode)" connected
+$inB ip -d link show $ifB | grep -q "mode connected" && ok "ip -d link: $ifB mode connected" ||
+	bad "ip -d link $ifB: $($inB ip -d link show $ifB)"
+expect_eq "$ifA MTU" "$(cat $net/$ifA/mtu)" 65520
+expect_eq "$ifB MTU" "$($inB cat $net/$ifB/mtu)" 65520
+ip link set $ifA mtu 65521 2>/dev/null && bad "MTU 65521 taken" || ok "MTU 65521 refused"
+
+echo "--- large pings over RC"
+# the first packets wait for ARP, the PathRecord and the RC link
+ping -c 2 -W 30 $B4 > /tmp/ping_cm.out 2>&1 || echo "warm-up: $(tail -2 /tmp/ping_cm.out)"
+$inB busybox ping -c 2 -W 30 $A4 > /dev/null 2>&1
+fA=$(frags) fB=$(frags "$inB") txA=$(cat $net/$ifA/statistics/tx_packets)
+ping_big "" $B4 60000 5 && ok "ping -s 60000 $ifA -> $ifB: 5 answered" ||
+	bad "ping -s 60000 $B4: $(tail -3 /tmp/ping_cm.out)"
+ping_big "$inB" $A4 60000 5 && ok "ping -s 60000 $ifB -> $ifA: 5 answered" ||
+	bad "ping -s 60000 $A4: $(tail -3 /tmp/ping_cm.out)"
+expect_eq "IP fragments created on A" "$(frags)" "$fA"
+expect_eq "IP fragments created on B" "$(frags "$inB")" "$fB"
+txA2=$(cat $net/$ifA/statistics/tx_packets)
+[ $((txA2 - txA)) -ge 10 ] && [ $((txA2 - txA)) -le 20 ] &&
+	ok "$ifA sent $((txA2 - txA)) packets for 10 large ones" ||
+	bad "$ifA sent $((txA2 - txA)) packets for 10 large ones"
+f6=$(awk '/^Ip6FragCreates/ { print $2 }' /proc/net/snmp6)
+busybox ping -6 -c 3 -s 30000 -W 10 $B6 > /tmp/ping_cm.out 2>&1 &&
+	ok "ping -6 -s 30000 $ifA -> $ifB" || bad "ping -6 -s 30000: $(tail -3 /tmp/ping_cm.out)"
+expect_eq "IPv6 fragments created on A" "$(awk '/^Ip6FragCreates/ { print $2 }' /proc/net/snmp6)" "$f6"
+nA=$(rc_qps sib0) nB=$(rc_qps sib1)
+[ "$nA" -ge 2 ] && [ "$nB" -ge 2 ] && ok "RC QPs: $nA on sib0, $nB on sib1" ||
+	bad "RC QPs: $nA on sib0, $nB on sib1: $(rdma resource show qp)"
+
+# the neighbour flushed: the outbound link to it goes, the next ping makes one
+ip neigh flush dev $ifA
+for _ in $(seq $((20 * tf))); do
+	[ "$(rc_qps sib0)" -lt "$nA" ] && break
+	sleep 0.5
+done
+[ "$(rc_qps sib0)" -lt "$nA" ] && ok "neighbour flushed: RC QPs on sib0 $nA -> $(rc_qps sib0)" ||
+	bad "neighbour flushed, RC QPs on sib0 still $(rc_qps sib0)"
+ping_big "" $B4 60000 2 && ok "ping -s 60000 after the neighbour flush" ||
+	bad "ping -s 60000 after the neighbour flush: $(tail -3 /tmp/ping_cm.out)"
+expect_eq "RC QPs on sib0 again" "$(rc_qps sib0)" "$nA"
+[ $fails = 0 ] || show_state
+
+echo "--- bulk in connected mode"
+if command -v iperf3 >/dev/null; then
+	$inB timeout 60 iperf3 -s -1 -B $B4 > /tmp/iperf_cm.srv 2>&1 &
+	sp=$!
+	listening_in_B 5201 || bad "no iperf3 server in $ns"
+	iperf3 -c $B4 -t 3 > /tmp/iperf_cm.out 2>&1 &&
+		ok "iperf3: $(grep receiver /tmp/iperf_cm.out | sed 's/  */ /g')" ||
+		bad "iperf3: $(tail -3 /tmp/iperf_cm.out)"
+	wait $sp
+fi
+head -c $((16 << 20)) /dev/urandom > /tmp/ipoib_cm.in
+$inB python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.settimeout(60); s.bind((sys.argv[1], 5301)); s.listen(1)
+c, _ = s.accept(); c.settimeout(60)
+with open("/tmp/ipoib_cm.out", "wb") as f:
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        f.write(b)
+' $B4 &
+sp=$!
+listening_in_B 5301 || bad "no bulk receiver in $ns"
+python3 -c '
+import socket, sys
+s = socket.create_connection((sys.argv[1], 5301), timeout=120)
+with open("/tmp/ipoib_cm.in", "rb") as f:
+    s.sendall(f.read())
+s.close()
+' $B4 || bad "bulk sender"
+wait $sp
+sa=$(sha256sum < /tmp/ipoib_cm.in) sb=$(sha256sum < /tmp/ipoib_cm.out)
+[ "$sa" = "$sb" ] && ok "16 MiB over TCP in connected mode, sha256 equal" ||
+	bad "bulk: $(stat -c %s /tmp/ipoib_cm.out) bytes, sha256 differs"
+rm -f /tmp/ipoib_cm.in /tmp/ipoib_cm.out
+[ $fails = 0 ] || show_state
+
+echo "--- mode switches under load"
+# links torn down with sends in flight, rebuilt; iperf3's verdict is not
+# asserted (TCP meets MTUs changing under it), what follows is
+$inB timeout $((60 * tf)) iperf3 -s -1 -B $B4 > /dev/null 2>&1 &
+sp=$!
+listening_in_B 5201 || bad "no iperf3 server in $ns"
+iperf3 -c $B4 -t 8 > /tmp/iperf_cm2.out 2>&1 &
+cp=$!
+sleep 3
+echo datagram > $net/$ifA/mode || bad "datagram under load"
+sleep 1
+echo connected > $net/$ifA/mode || bad "connected under load"
+$inB ip link set $ifB type ipoib mode datagram || bad "$ifB datagram under load"
+sleep 1
+$inB ip link set $ifB type ipoib mode connected || bad "$ifB connected under load"
+wait $cp && echo "iperf3 across the switches: $(grep receiver /tmp/iperf_cm2.out | sed 's/  */ /g')" ||
+	echo "iperf3 across the switches: $(tail -2 /tmp/iperf_cm2.out)"
+wait $sp
+expect_eq "$ifA MTU after the switches" "$(cat $net/$ifA/mtu)" 65520
+expect_eq "$ifB MTU after the switches" "$($inB cat $net/$ifB/mtu)" 65520
+ping_big "" $B4 60000 3 && ok "ping -s 60000 after switches under load" ||
+	bad "ping -s 60000 after switches under load: $(tail -3 /tmp/ping_cm.out)"
+
+echo "--- back to datagram on $ifA only"
+echo datagram > $net/$ifA/mode && ok "$ifA: mode datagram" || bad "mode datagram refused"
+expect_eq "$ifA mode" "$(cat $net/$ifA/mode)" datagram
+expect_eq "$ifA MTU clamped" "$(cat $net/$ifA/mtu)" 2044
+ip link set $ifA mtu 65520 2>/dev/null && bad "MTU 65520 taken in datagram mode" ||
+	ok "MTU 65520 refused in datagram mode"
+printf connected > $net/$ifA/mode 2>/dev/null && bad "'connected' without newline taken" ||
+	ok "'connected' without newline refused"
+fA=$(frags)
+ping_big "" $B4 8000 3 && ok "datagram $ifA -> connected $ifB: ping -s 8000" ||
+	bad "ping -s 8000 $B4 from datagram side: $(tail -3 /tmp/ping_cm.out)"
+[ "$(frags)" -gt "$fA" ] && ok "$ifA fragments again ($fA -> $(frags))" ||
+	bad "$ifA did not fragment: $fA -> $(frags)"
+ping_big "$inB" $A4 30000 3 && ok "connected $ifB -> datagram $ifA: ping -s 30000" ||
+	bad "ping -s 30000 $A4 from connected side: $(tail -3 /tmp/ping_cm.out)"
+ping -c 3 -W 5 $B4 > /dev/null 2>&1 && ok "small ping datagram -> connected" ||
+	bad "small ping from datagram side"
+
+echo "--- connected again"
+echo connected > $net/$ifA/mode && expect_eq "$ifA MTU" "$(cat $net/$ifA/mtu)" 65520
+ping_big "" $B4 60000 3 && ok "ping -s 60000 after the switch back" ||
+	bad "ping -s 60000 after the switch back: $(tail -3 /tmp/ping_cm.out)"
+[ "$(rc_qps sib0)" -ge 2 ] && ok "RC QPs on sib0: $(rc_qps sib0)" || bad "no RC QPs on sib0"
+
+echo "--- a peer without the RC flag: UD, path MTU emulated"
+# ibB's address with the flags byte cleared, as a stock datagram-only peer
+noRC=00$($inB cat $net/$ifB/address | cut -c3-)
+ip neigh replace $B4 lladdr "$noRC" dev $ifA nud permanent || bad "static neighbour"
+# the first one is dropped with an ICMP "fragmentation needed"
+ping -c 4 -i 0.5 -s 8000 -W 5 $B4 > /tmp/ping_cm.out 2>&1
+n=$(grep -o "[0-9]* packets received" /tmp/ping_cm.out | cut -d" " -f1)
+[ "${n:-0}" -ge 2 ] && ok "ping -s 8000 to a non-RC peer: $n of 4 answered" ||
+	bad "ping -s 8000 to a non-RC peer: $(tail -2 /tmp/ping_cm.out)"
+r=$(ip route get $B4)
+echo "$r" | grep -q "mtu 2044" && ok "path MTU to it: 2044" ||
+	{ bad "ip route get $B4: $r"; grep Icmp: /proc/net/snmp; }
+ip neigh del $B4 dev $ifA
+ip route flush cache
+
+echo "--- a refused link: counted, no hang"
+# ibB's GID with a QPN nobody listens for: ib_cm answers the REQ with a REJ
+qB=$($inB cut -c4-11 $net/$ifB/address | tr -d :)
+bogus=$(printf "%06x" $((0x$qB + 0x100)) | sed 's/\(..\)\(..\)\(..\)/\1:\2:\3/')
+ip neigh replace $B4 lladdr "80:$bogus:$($inB cut -c13- $net/$ifB/address)" dev $ifA nud permanent ||
+	bad "static neighbour with QPN $bogus"
+errA=$(cat $net/$ifA/statistics/tx_errors)
+ping -c 2 -s 1000 -W 3 $B4 > /dev/null 2>&1 && bad "a ping to QPN $bogus answered" ||
+	ok "ping to QPN $bogus unanswered"
+for _ in $(seq $((10 * tf))); do
+	[ "$(cat $net/$ifA/statistics/tx_errors)" -gt "$errA" ] && break
+	sleep 1
+done
+[ "$(cat $net/$ifA/statistics/tx_errors)" -gt "$errA" ] && ok "the REJ counted in tx_errors" ||
+	bad "tx_errors $errA -> $(cat $net/$ifA/statistics/tx_errors)"
+dmesg | grep -q "RC link to QPN 0x$(echo $bogus | tr -d : | sed 's/^0*//') refused" &&
+	ok "dmesg: RC link to QPN $bogus refused" || bad "no 'refused' line for QPN $bogus"
+ip neigh del $B4 dev $ifA
+ping_big "" $B4 60000 2 && ok "ping -s 60000 over the real link again" ||
+	bad "ping -s 60000 after the refused link: $(tail -3 /tmp/ping_cm.out)"
+
+echo "--- down and up in connected mode; a connected rtnl child"
+ip link set $ifA down && ip link set $ifA up && carrier_on "" $ifA || bad "$ifA down/up"
+expect_eq "$ifA mode after down/up" "$(cat $net/$ifA/mode)" connected
+ping_big "" $B4 60000 2 && ok "ping -s 60000 after down/up" ||
+	bad "ping -s 60000 after down/up: $(tail -3 /tmp/ping_cm.out)"
+ip link add link $ifA name cmX type ipoib mode connected && ok "ip link add ... mode connected" ||
+	bad "ip link add ... type ipoib mode connected"
+ip -d link show cmX | grep -q "mode connected" && expect_eq "cmX MTU" "$(cat $net/cmX/mtu)" 65520 ||
+	bad "cmX: $(ip -d link show cmX)"
+ip link del cmX
+[ $fails = 0 ] || show_state
+
+echo "--- P_Key 0x8002 children in connected mode"
+echo 0x8002 > $net/$ifA/create_child || bad "create_child 0x8002"
+cA=$ifA.8002
+echo connected > $net/$cA/mode && expect_eq "$cA MTU" "$(cat $net/$cA/mtu)" 65520 ||
+	bad "$cA: connected mode"
+$inB ip link add link $ifB name cB type ipoib pkey 0x8002 mode connected ||
+	bad "ip link add cB ... mode connected"
+ip addr add $C4A/24 dev $cA && $inB ip addr add $C4B/24 dev cB || bad "child addresses"
+ip link set $cA up && $inB ip link set cB up || bad "children up"
+carrier_on "" $cA && carrier_on "$inB" cB && ok "children have carrier" || bad "children: no carrier"
+ping -c 1 -W 30 $C4B > /dev/null 2>&1
+ping_big "" $C4B 60000 3 && ok "ping -s 60000 over partition 0x8002" ||
+	bad "ping -s 60000 $C4B: $(tail -3 /tmp/ping_cm.out)"
+[ "$(rc_qps sib0)" -ge 4 ] && ok "RC QPs on sib0 with the children: $(rc_qps sib0)" ||
+	bad "RC QPs on sib0: $(rdma resource show qp link sib0/1)"
+
+echo "--- teardown with links up"
+$inB ping -c 1 -s 20000 -W 10 $A4 > /dev/null 2>&1
+timeout $((60 * tf)) rdma link delete sib1 && ok "sib1 deleted under connected $ifB" ||
+	bad "rdma link delete sib1"
+$inB ip link show $ifB >/dev/null 2>&1 && bad "$ifB outlived sib1" || ok "$ifB went with sib1"
+$inB ip link show cB >/dev/null 2>&1 && bad "cB outlived sib1" || ok "cB went with sib1"
+ip netns del $ns
+ping -c 1 -s 30000 -W 3 $B4 > /dev/null 2>&1 && bad "ping to a deleted port answered" ||
+	ok "ping to the deleted port fails, no hang"
+timeout $((60 * tf)) rmmod ib_ipoib && ok "ib_ipoib unloaded under connected $ifA" ||
+	bad "rmmod ib_ipoib"
+[ -d $net/$ifA ] || [ -d $net/$cA ] && bad "$ifA or $cA outlived ib_ipoib" || ok "$ifA and $cA gone"
+[ "$(rc_qps sib0)" = 0 ] && ok "no RC QP left on sib0" || bad "RC QPs left: $(rdma resource show qp)"
+osm_stop
+rdma link delete sib0 || bad "rdma link delete sib0"
+ip link del vethA
+finish

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The UD data path: a ring of receive buffers (each a GRH area, the
+ * 4-byte IPoIB header and up to an IB MTU of payload), a ring of sends,
+ * and the NAPI poll that takes completions of both off the one CQ.
+ */
+#include <linux/delay.h>
+#include <rdma/ib_hdrs.h>
+#include "ipoib.h"
+
+/* Completions taken off the CQ per ib_poll_cq() call. */
+#define IPOIB_POLL_BATCH	16
+
+int ipoib_rings_alloc(struct ipoib_priv *priv)
+{
+	priv->rx_ring = kvcalloc(priv->rx_size, sizeof(*priv->rx_ring),
+				 GFP_KERNEL);
+	priv->tx_ring = kvcalloc(priv->tx_size, sizeof(*priv->tx_ring),
+				 GFP_KERNEL);
+	if (!priv->rx_ring || !priv->tx_ring) {
+		ipoib_rings_free(priv);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ipoib_rings_free(struct ipoib_priv *priv)
+{
+	kvfree(priv->rx_ring);
+	kvfree(priv->tx_ring);
+	priv->rx_ring = NULL;
+	priv->tx_ring = NULL;
+}
+
+/* ------------------------------------------------------------ receive */
+
+static int ipoib_rx_post(struct ipoib_priv *priv, unsigned int i)
+{
+	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
+	struct ib_sge sge = {
+		.addr = slot->dma,
+		.length = priv->rx_buf_len,
+		.lkey = priv->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = i,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(priv->qp, &wr, NULL);
+}
+
+/* A fresh buffer for slot @i, mapped; the old one (if any) untouched. */
+static int ipoib_rx_new_buf(struct ipoib_priv *priv, unsigned int i,
+			    gfp_t gfp)
+{
+	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
+	struct sk_buff *skb;
+	u64 dma;
+
+	/* 4 more bytes put the IP header, after GRH + 4, on 16 bytes. */
+	skb = __netdev_alloc_skb(priv->dev, priv->rx_buf_len + 4, gfp);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, 4);
+	dma = ib_dma_map_single(priv->ca, skb->data, priv->rx_buf_len,
+				DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(priv->ca, dma)) {
+		dev_kfree_skb_any(skb);
+		return -EIO;
+	}
+	slot->skb = skb;
+	slot->dma = dma;
+	return 0;
+}
+
+static void ipoib_rx_unmap(struct ipoib_priv *priv, struct ipoib_rx_slot *slot)
+{
+	ib_dma_unmap_single(priv->ca, slot->dma, priv->rx_buf_len,
+			    DMA_FROM_DEVICE);
+}
+
+int ipoib_rx_fill(struct ipoib_priv *priv)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < priv->rx_size; i++) {
+		ret = ipoib_rx_new_buf(priv, i, GFP_KERNEL);
+		if (ret)
+			return ret;
+		ret = ipoib_rx_post(priv, i);
+		if (ret) {
+			netdev_warn(priv->dev, "receive post failed: %d\n",
+				    ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void ipoib_rx_drop_slot(struct ipoib_priv *priv, unsigned int i)
+{
+	struct ipoib_rx_slot *slot = &priv->rx_ring[i];
+
+	if (!slot->skb)
+		return;
+	ipoib_rx_unmap(priv, slot);
+	dev_kfree_skb_any(slot->skb);
+	slot->skb = NULL;
+}
+
+/* Hands the buffer to the stack as an IP/ARP packet, or drops it. */
+static void ipoib_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb,
+			     const struct ib_wc *wc)
+{
+	struct net_device *dev = priv->dev;
+	const struct ib_grh *grh = (const void *)skb->data;
+	struct ipoib_wire_hdr *hdr;
+
+	skb_put(skb, wc->byte_len);
+	if (skb->len < IPOIB_GRH_LEN + IPOIB_WIRE_LEN)
+		goto drop;
+
+	skb->pkt_type = PACKET_HOST;
+	if ((wc->wc_flags & IB_WC_GRH) && grh->dgid.raw[0] == 0xff)
+		skb->pkt_type = ipoib_is_bcast_mgid(priv, grh->dgid.raw) ?
+				PACKET_BROADCAST : PACKET_MULTICAST;
+	skb_pull(skb, IPOIB_GRH_LEN);
+
+	hdr = (void *)skb->data;
+	skb->protocol = hdr->proto;
+	skb_reset_mac_header(skb);
+	skb_pull(skb, IPOIB_WIRE_LEN);
+	skb->dev = dev;
+	skb->ip_summed = CHECKSUM_NONE;
+
+	dev->stats.rx_packets++;
+	dev->stats.rx_bytes += skb->len;
+	if (skb->pkt_type == PACKET_MULTICAST)
+		dev->stats.multicast++;
+	napi_gro_receive(&priv->napi, skb);
+	return;
+
+drop:
+	dev->stats.rx_length_errors++;
+	dev_kfree_skb_any(skb);
+}
+
+static void ipoib_rx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
+{
+	unsigned int i = wc->wr_id;
+	struct ipoib_rx_slot *slot;
+	struct sk_buff *skb;
+	u64 dma;
+
+	if (WARN_ON_ONCE(i >= priv->rx_size))
+		return;
+	slot = &priv->rx_ring[i];
+
+	if (wc->status != IB_WC_SUCCESS) {
+		/* Flushed: the QP is going down, the buffer with it. */
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			priv->dev->stats.rx_errors++;
+		ipoib_rx_drop_slot(priv, i);
+		return;
+	}
+
+	/* Our own multicast, looped back by the fabric. */
+	if (wc->slid == priv->lid && wc->src_qp == priv->qp->qp_num)
+		goto repost;
+
+	skb = slot->skb;
+	dma = slot->dma;
+	/* The slot changes only if a fresh buffer could be had. */
+	if (ipoib_rx_new_buf(priv, i, GFP_ATOMIC)) {
+		priv->dev->stats.rx_dropped++;
+		goto repost;
+	}
+	ib_dma_unmap_single(priv->ca, dma, priv->rx_buf_len, DMA_FROM_DEVICE);
+	ipoib_rx_deliver(priv, skb, wc);
+
+repost:
+	if (ipoib_rx_post(priv, i)) {
+		priv->dev->stats.rx_errors++;
+		ipoib_rx_drop_slot(priv, i);
+	}
+}
+
+/* ------------------------------------------------------------ send */
+
+static unsigned int ipoib_tx_used(const struct ipoib_priv *priv)
+{
+	return READ_ONCE(priv->tx_head) - READ_ONCE(priv->tx_tail);
+}
+
+static void ipoib_tx_slot_free(struct ipoib_priv *priv,
+			       struct ipoib_tx_slot *slot, bool sent)
+{
+	struct sk_buff *skb = slot->skb;
+
+	ib_dma_unmap_single(priv->ca, slot->dma, skb->len, DMA_TO_DEVICE);
+	if (sent) {
+		priv->dev->stats.tx_packets++;
+		priv->dev->stats.tx_bytes += skb->len;
+	}
+	dev_consume_skb_any(skb);
+	ipoib_ah_put(slot->ah);
+	slot->skb = NULL;
+	slot->ah = NULL;
+}
+
+/*
+ * Sends @skb (its data at the destination address we pushed) as one UD
+ * message. Called with the netdev TX lock held or from process context
+ * with BHs off through dev_queue_xmit(), so one sender at a time.
+ */
+void ipoib_ud_send(struct ipoib_priv *priv, struct sk_buff *skb,
+		   struct ipoib_ah *ah, u32 dqpn)
+{
+	struct net_device *dev = priv->dev;
+	unsigned int n = priv->tx_head & (priv->tx_size - 1);
+	struct ipoib_tx_slot *slot = &priv->tx_ring[n];
+	struct ib_sge sge;
+	struct ib_ud_wr wr = {};
+	int ret;
+
+	skb_pull(skb, IPOIB_DEST_LEN);
+	if (skb_linearize(skb))
+		goto drop;
+	if (unlikely(skb->len > priv->max_ud_mtu + IPOIB_WIRE_LEN))
+		goto drop;
+	if (unlikely(ipoib_tx_used(priv) >= priv->tx_size))
+		goto drop;
+
+	slot->dma = ib_dma_map_single(priv->ca, skb->data, skb->len,
+				      DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(priv->ca, slot->dma))
+		goto drop;
+
+	sge.addr = slot->dma;
+	sge.length = skb->len;
+	sge.lkey = priv->pd->local_dma_lkey;
+	wr.wr.wr_id = n | IPOIB_WRID_TX;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.ah = ah->ah;
+	wr.remote_qpn = dqpn;
+	wr.remote_qkey = priv->qkey;
+
+	ipoib_ah_get(ah);
+	slot->ah = ah;
+	slot->skb = skb;
+	ret = ib_post_send(priv->qp, &wr.wr, NULL);
+	if (unlikely(ret)) {
+		ib_dma_unmap_single(priv->ca, slot->dma, skb->len,
+				    DMA_TO_DEVICE);
+		slot->skb = NULL;
+		slot->ah = NULL;
+		ipoib_ah_put(ah);
+		goto drop;
+	}
+	netif_trans_update(dev);
+	WRITE_ONCE(priv->tx_head, priv->tx_head + 1);
+
+	if (ipoib_tx_used(priv) >= priv->tx_size) {
+		netif_stop_queue(dev);
+		/* A completion may have freed room meanwhile. */
+		smp_mb();
+		if (ipoib_tx_used(priv) < priv->tx_size)
+			netif_wake_queue(dev);
+	}
+	return;
+
+drop:
+	dev_core_stats_tx_dropped_inc(dev);
+	dev_kfree_skb_any(skb);
+}
+
+static void ipoib_tx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
+{
+	unsigned int n = (u32)wc->wr_id;
+	struct ipoib_tx_slot *slot;
+
+	if (WARN_ON_ONCE(n >= priv->tx_size))
+		return;
+	slot = &priv->tx_ring[n];
+	if (WARN_ON_ONCE(!slot->skb))
+		return;
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		priv->dev->stats.tx_errors++;
+	ipoib_tx_slot_free(priv, slot, wc->status == IB_WC_SUCCESS);
+	WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
+
+	smp_mb();
+	if (netif_queue_stopped(priv->dev) &&
+	    ipoib_tx_used(priv) <= priv->tx_size / 2)
+		netif_wake_queue(priv->dev);
+}
+
+/* Waits (the QP in error) until every send has completed or @ms passed. */
+void ipoib_tx_wait_idle(struct ipoib_priv *priv, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (ipoib_tx_used(priv) && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+}
+
+/* ------------------------------------------------------------ CQ */
+
+static void ipoib_wc(struct ipoib_priv *priv, const struct ib_wc *wc)
+{
+	if (wc->wr_id & IPOIB_WRID_TX)
+		ipoib_tx_done(priv, wc);
+	else
+		ipoib_rx_done(priv, wc);
+}
+
+int ipoib_poll(struct napi_struct *napi, int budget)
+{
+	struct ipoib_priv *priv = container_of(napi, struct ipoib_priv, napi);
+	struct ib_wc wc[IPOIB_POLL_BATCH];
+	int done = 0;
+	int n, i;
+
+	while (done < budget) {
+		n = ib_poll_cq(priv->cq, min(budget - done, IPOIB_POLL_BATCH),
+			       wc);
+		for (i = 0; i < n; i++)
+			ipoib_wc(priv, &wc[i]);
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	if (done < budget && napi_complete_done(napi, done)) {
+		/* Arm, and go again if completions slipped in meanwhile. */
+		if (ib_req_notify_cq(priv->cq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			napi_schedule(napi);
+	}
+	return done;
+}
+
+/*
+ * Software devices complete from whatever context posted or received:
+ * from a task, the NET_RX softirq we raise must not wait for the next
+ * interrupt, so it runs when BHs are enabled again.
+ */
+void ipoib_cq_event(struct ib_cq *cq, void *ctx)
+{
+	struct ipoib_priv *priv = ctx;
+
+	if (in_hardirq() || irqs_disabled()) {
+		napi_schedule(&priv->napi);
+		return;
+	}
+	local_bh_disable();
+	napi_schedule(&priv->napi);
+	local_bh_enable();
+}
+
+/*
+ * The QP is in RESET and NAPI off: whatever is left on the CQ refers to
+ * buffers we take back below; take it off unread.
+ */
+void ipoib_cq_drain(struct ipoib_priv *priv)
+{
+	struct ib_wc wc[IPOIB_POLL_BATCH];
+
+	while (ib_poll_cq(priv->cq, IPOIB_POLL_BATCH, wc) > 0)
+		;
+}
+
+/* After a reset: every buffer still on a ring comes back to us. */
+void ipoib_rings_reclaim(struct ipoib_priv *priv)
+{
+	unsigned int i;
+
+	while (ipoib_tx_used(priv)) {
+		struct ipoib_tx_slot *slot =
+			&priv->tx_ring[priv->tx_tail & (priv->tx_size - 1)];
+
+		if (slot->skb)
+			ipoib_tx_slot_free(priv, slot, false);
+		WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
+	}
+	for (i = 0; i < priv->rx_size; i++)
+		ipoib_rx_drop_slot(priv, i);
+}
