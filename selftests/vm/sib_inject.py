@@ -107,6 +107,13 @@ def main():
          packet(15, PERMISSIVE, PERMISSIVE, 0, smp(0, 0) + bytes(4)), "vl15")
     send("VL15 packet to QP1",
          packet(15, lid, 2, 1, smp(0, 0), sqpn=1, qkey=0x80010000), "vl15")
+    # GMPs are 256-byte MADs too: a short one must not reach the MAD layer
+    send("QP1 packet of 128 bytes",
+         packet(0, lid, 2, 1, bytes(MAD)[:128], sqpn=1, qkey=0x80010000),
+         "vl15")
+    send("QP1 packet of 260 bytes",
+         packet(0, lid, 2, 1, bytes(MAD + 4), sqpn=1, qkey=0x80010000),
+         "vl15")
     send("permissive SLID to QP1",
          packet(0, lid, PERMISSIVE, 1, bytes(MAD), sqpn=1,
                 qkey=0x80010000), "dlid")

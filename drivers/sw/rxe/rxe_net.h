@@ -74,8 +74,9 @@ enum rxe_rx_drop {
 	RXE_DROP_VCRC,		/* variant CRC mismatch */
 	RXE_DROP_DLID,		/* DLID not ours, or a misused permissive LID */
 	RXE_DROP_PORT_STATE,	/* data packet to a port not ARMED/ACTIVE */
-	RXE_DROP_VL15,		/* QP0 packet not a 256-byte MAD on VL15, or
-				 * a VL15 packet to another QP */
+	RXE_DROP_VL15,		/* QP0 packet not a 256-byte MAD on VL15,
+				 * QP1 packet not a 256-byte MAD or on
+				 * VL15, or a VL15 packet to another QP */
 	RXE_NUM_RX_DROPS
 };
 

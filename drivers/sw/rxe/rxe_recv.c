@@ -128,15 +128,19 @@ static bool rxe_chk_pkey(struct rxe_pkt_info *pkt)
 
 /*
  * IBA 13.5.3.1 on a sib port: QP0 takes 256-byte MADs on VL15 only, and
- * VL15 carries nothing else (the LRH is at the network header).
+ * VL15 carries nothing else (the LRH is at the network header). QP1 takes
+ * 256-byte MADs too: a shorter or longer datagram is no GMP, and would
+ * reach the MAD layer as a truncated MAD.
  */
 static bool sib_rx_vl15_ok(struct rxe_pkt_info *pkt, u32 qpn)
 {
 	bool vl15 = skb_network_header(PKT_TO_SKB(pkt))[0] >> 4 == 15;
 
-	if (qpn != 0)
+	if (qpn > 1)
 		return !vl15;
-	return vl15 && payload_size(pkt) == IB_MGMT_MAD_SIZE;
+	if (vl15 != (qpn == 0))
+		return false;
+	return payload_size(pkt) == IB_MGMT_MAD_SIZE;
 }
 
 /* IBA error counters are 16 bits wide and stop at their maximum. */
