@@ -1035,13 +1035,17 @@ static bool mad_user_rmpp_segment(const struct ib_mad_agent_priv *priv,
 	       (rmpp->rmpp_hdr.rmpp_rtime_flags & IB_MGMT_RMPP_FLAG_ACTIVE);
 }
 
-/* IBA 13.5.3 / 14.2: SMP classes on QP0 only, and only they. */
+/*
+ * IBA 13.5.3 / 14.2: SMP classes on QP0 only, and only they. Every MAD is
+ * 256 bytes: a shorter datagram would go up as a truncated MAD (and an
+ * RMPP segment of it as a whole one).
+ */
 static bool mad_recv_valid(struct ib_mad_queue *queue,
 			   const struct ib_mad_recv_priv *rp)
 {
 	const struct ib_mad_hdr *hdr = (const void *)rp->buf.mad;
 
-	if (rp->wc.byte_len < sizeof(struct ib_grh) + IB_MGMT_MAD_HDR ||
+	if (rp->wc.byte_len != sizeof(struct ib_grh) + IB_MGMT_MAD_SIZE ||
 	    hdr->base_version != IB_MGMT_BASE_VERSION)
 		return false;
 	return mad_class_is_smp(hdr->mgmt_class) ==
@@ -1074,8 +1078,7 @@ void mad_handle_recv(struct ib_mad_queue *queue, struct ib_mad_recv_priv *rp)
 	rp->recv_wc.recv_buf.mad = mad;
 	INIT_LIST_HEAD(&rp->recv_wc.rmpp_list);
 	list_add(&rp->recv_wc.recv_buf.list, &rp->recv_wc.rmpp_list);
-	rp->recv_wc.mad_len = min_t(u32, rp->wc.byte_len - sizeof(struct ib_grh),
-				    IB_MGMT_MAD_SIZE);
+	rp->recv_wc.mad_len = IB_MGMT_MAD_SIZE;
 	rp->recv_wc.mad_seg_size = IB_MGMT_MAD_SIZE;
 
 	if (mad_offer_to_device(queue, rp) == MAD_OFFER_DONE)
