@@ -22,8 +22,6 @@
 struct rxe_port {
 	struct ib_port_attr attr;
 	spinlock_t lock;	/* guards attr: state, phys_state, error counters */
-	/* PortCounters.VL15Dropped: SMPs with no QP0 receive buffer (16 bits) */
-	u32 vl15_dropped;
 };
 
 struct rxe_dev {

@@ -952,15 +952,11 @@ fatal:
 
 /* ---- one request packet ---- */
 
-/* PortCounters.VL15Dropped is 16 bits wide and stops at its maximum. */
+/* PortCounters.VL15Dropped's source (the PMA saturates it). */
 static void resp_count_vl15_drop(struct rxe_dev *rxe)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&rxe->port.lock, flags);
-	if (rxe->port.vl15_dropped < 0xffff)
-		rxe->port.vl15_dropped++;
-	spin_unlock_irqrestore(&rxe->port.lock, flags);
+	if (rxe->sib)
+		atomic64_inc(&rxe->sib->ctr.vl15_dropped);
 }
 
 static enum resp_rc resp_execute(struct rxe_qp *qp, struct rxe_pkt_info *pkt)

@@ -110,8 +110,8 @@ struct sib_sma {
 
 /*
  * Port counters behind the PMA (sib_pma.c): monotonic, never reset; the
- * PMA subtracts what it saw at its last clear. (VL15Dropped is the
- * engine's: rxe_port.vl15_dropped.)
+ * PMA subtracts what it saw at its last clear, and saturates: a source
+ * that saturated itself would read 0 for ever after a clear.
  */
 struct sib_counters {
 	atomic64_t xmit_words;		/* LRH..ICRC, in 4-byte words */
@@ -123,6 +123,7 @@ struct sib_counters {
 	atomic64_t xmit_discards;	/* not sent: port state */
 	atomic64_t link_downed;		/* cable lost */
 	atomic64_t pkey_viol;		/* packets dropped for their P_Key */
+	atomic64_t vl15_dropped;	/* SMPs with no QP0 receive buffer */
 };
 
 /* The counters the PMA reports, each with its zero point (sib_pma.c). */

@@ -11,7 +11,7 @@
  * errors from the engine's drops of malformed packets (VCRC, ICRC, LVer,
  * lengths, GRH); receive constraint errors from P_Key violations;
  * transmit discards from packets a port not ACTIVE could not send;
- * VL15Dropped from the engine's QP0 (rxe_port.vl15_dropped). The sources
+ * VL15Dropped from the engine's QP0 (sib_counters.vl15_dropped). The sources
  * never go back: each attribute keeps the value it last cleared to, so a
  * clear here does not clear the other attribute, PortInfo's
  * P_KeyViolations or rx_drops.
@@ -106,7 +106,7 @@ static u64 sib_pma_source(struct rxe_dev *rxe, enum sib_pma_ctr c)
 	case SIB_PMA_RCV_CONSTRAINT:
 		return atomic64_read(&k->pkey_viol);
 	case SIB_PMA_VL15_DROPPED:
-		return READ_ONCE(rxe->port.vl15_dropped);
+		return atomic64_read(&k->vl15_dropped);
 	case SIB_PMA_XMIT_DATA:
 		return atomic64_read(&k->xmit_words);
 	case SIB_PMA_RCV_DATA:
@@ -151,30 +151,37 @@ static void sib_pma_clear(struct rxe_dev *rxe, u64 *base,
 			base[sel[i].ctr] = sib_pma_source(rxe, sel[i].ctr);
 }
 
-/* PortCounters saturate at their width instead of wrapping. */
-#define SIB_SAT(v, max)	((v) > (max) ? (max) : (v))
+/*
+ * PortCounters saturate at their width instead of wrapping. (A function:
+ * the value is read once, so a counter moving meanwhile cannot slip past
+ * the comparison and wrap in the field.)
+ */
+static u64 sib_sat(u64 v, u64 max)
+{
+	return min(v, max);
+}
 
 static void sib_pma_fill_pc(struct rxe_dev *rxe, struct ib_pma_portcounters *pc)
 {
 	const u64 *b = rxe->sib->pma_base;
 
 #define PC(c) sib_pma_value(rxe, b, c)
-	pc->link_downed_counter = SIB_SAT(PC(SIB_PMA_LINK_DOWNED), 0xff);
-	pc->port_rcv_errors = cpu_to_be16(SIB_SAT(PC(SIB_PMA_RCV_ERR), 0xffff));
+	pc->link_downed_counter = sib_sat(PC(SIB_PMA_LINK_DOWNED), 0xff);
+	pc->port_rcv_errors = cpu_to_be16(sib_sat(PC(SIB_PMA_RCV_ERR), 0xffff));
 	pc->port_xmit_discards =
-		cpu_to_be16(SIB_SAT(PC(SIB_PMA_XMIT_DISCARDS), 0xffff));
+		cpu_to_be16(sib_sat(PC(SIB_PMA_XMIT_DISCARDS), 0xffff));
 	pc->port_rcv_constraint_errors =
-		SIB_SAT(PC(SIB_PMA_RCV_CONSTRAINT), 0xff);
+		sib_sat(PC(SIB_PMA_RCV_CONSTRAINT), 0xff);
 	pc->vl15_dropped =
-		cpu_to_be16(SIB_SAT(PC(SIB_PMA_VL15_DROPPED), 0xffff));
+		cpu_to_be16(sib_sat(PC(SIB_PMA_VL15_DROPPED), 0xffff));
 	pc->port_xmit_data =
-		cpu_to_be32(SIB_SAT(PC(SIB_PMA_XMIT_DATA), 0xffffffffULL));
+		cpu_to_be32(sib_sat(PC(SIB_PMA_XMIT_DATA), 0xffffffffULL));
 	pc->port_rcv_data =
-		cpu_to_be32(SIB_SAT(PC(SIB_PMA_RCV_DATA), 0xffffffffULL));
+		cpu_to_be32(sib_sat(PC(SIB_PMA_RCV_DATA), 0xffffffffULL));
 	pc->port_xmit_packets =
-		cpu_to_be32(SIB_SAT(PC(SIB_PMA_XMIT_PKTS), 0xffffffffULL));
+		cpu_to_be32(sib_sat(PC(SIB_PMA_XMIT_PKTS), 0xffffffffULL));
 	pc->port_rcv_packets =
-		cpu_to_be32(SIB_SAT(PC(SIB_PMA_RCV_PKTS), 0xffffffffULL));
+		cpu_to_be32(sib_sat(PC(SIB_PMA_RCV_PKTS), 0xffffffffULL));
 #undef PC
 }
 
