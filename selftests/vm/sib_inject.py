@@ -117,6 +117,12 @@ def main():
     send("permissive SLID to QP1",
          packet(0, lid, PERMISSIVE, 1, bytes(MAD), sqpn=1,
                 qkey=0x80010000), "dlid")
+    # the port has VL0 and VL15 only; a multicast LID sends nothing
+    send("GMP on VL3",
+         packet(3, lid, 2, 1, bytes(MAD), sqpn=1, qkey=0x80010000), "lrh")
+    send("multicast SLID to QP1",
+         packet(0, lid, 0xC001, 1, bytes(MAD), sqpn=1, qkey=0x80010000),
+         "dlid")
     send("permissive DLID to QP1",
          packet(0, PERMISSIVE, 2, 1, bytes(MAD), sqpn=1, qkey=0x80010000),
          "dlid")

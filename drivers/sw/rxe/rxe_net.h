@@ -70,9 +70,11 @@ enum rxe_rx_drop {
 	RXE_DROP_GRH,		/* RoCE v1 GRH: IPVer not 6 or NxtHdr not BTH */
 	RXE_DROP_QUEUE_FULL,	/* the QP's task is RXE_MAX_QUEUED_PKTS behind */
 	/* sib (InfiniBand link layer) only */
-	RXE_DROP_LRH,		/* LVer not 0, or a raw packet (LNH 0/1) */
+	RXE_DROP_LRH,		/* LVer not 0, a raw packet (LNH 0/1), or a
+				 * VL other than 0 and 15 */
 	RXE_DROP_VCRC,		/* variant CRC mismatch */
-	RXE_DROP_DLID,		/* DLID not ours, or a misused permissive LID */
+	RXE_DROP_DLID,		/* DLID not ours, a misused permissive LID,
+				 * or a multicast SLID */
 	RXE_DROP_PORT_STATE,	/* data packet to a port not ARMED/ACTIVE */
 	RXE_DROP_VL15,		/* QP0 packet not a 256-byte MAD on VL15,
 				 * QP1 packet not a 256-byte MAD or on

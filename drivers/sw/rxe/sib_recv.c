@@ -68,19 +68,29 @@ static int sib_check_lrh(struct rxe_dev *rxe, const u8 *lrh,
 {
 	unsigned int hlen;
 	u8 lnh = lrh[1] & 3;
+	u8 vl = lrh[0] >> 4;
+	u16 slid;
 	u32 dqpn;
 
 	if ((lrh[0] & 0xf) != 0 ||
 	    (lnh != SIB_LNH_LOCAL && lnh != SIB_LNH_GLOBAL))
 		return -RXE_DROP_LRH;	/* LVer, or a raw packet */
+	/* VL0 is the one data VL (VLCap 1): others are malformed */
+	if (vl != 0 && vl != 15)
+		return -RXE_DROP_LRH;
 	hlen = SIB_LRH_BYTES + (lnh == SIB_LNH_GLOBAL ? RXE_GRH_BYTES : 0);
 	if (len < hlen + RXE_BTH_BYTES + RXE_ICRC_SIZE)
 		return -RXE_DROP_LENGTH;
 	dqpn = get_unaligned_be32(lrh + hlen + 4) & SIB_BTH_QPN_MASK;
 	if (!sib_dlid_ok(rxe, get_unaligned_be16(lrh + 2), dqpn))
 		return -RXE_DROP_DLID;
-	/* so is a permissive SLID (a port without a LID sends SMPs only) */
-	if (get_unaligned_be16(lrh + 6) == SIB_LID_PERMISSIVE && dqpn != 0)
+	/*
+	 * So is a permissive SLID (a port without a LID sends SMPs only);
+	 * a multicast LID names no sender and cannot be answered.
+	 */
+	slid = get_unaligned_be16(lrh + 6);
+	if (slid == SIB_LID_PERMISSIVE ? dqpn != 0 :
+	    slid >= SIB_LID_MCAST_FIRST)
 		return -RXE_DROP_DLID;
 	if (!sib_state_ok(rxe, lrh))
 		return -RXE_DROP_PORT_STATE;
