@@ -27,7 +27,8 @@
  * that a segment sent again is acknowledged again instead of starting a
  * second delivery; one that stops making progress is aborted. Segments
  * of a version, type, status or First flag that cannot be are answered
- * with an ABORT saying so.
+ * with an ABORT saying so, and so is a segment beyond the count the first
+ * segment's PayloadLength announced, or a Last flag before it.
  *
  * Everything here runs in process context (the CQ's work and ib_mad_wq);
  * the agent's lock covers the sends' RMPP state and the receptions, and
@@ -71,6 +72,8 @@ struct rmpp_recv {
 	struct ib_mad_recv_priv	*first;		/* segments so far */
 	u32			last_seg;	/* received in order */
 	u32			window;		/* NewWindowLast granted */
+	u32			total;		/* segments the first one
+						 * announced; 0: not said */
 	unsigned long		expires;
 };
 
@@ -541,6 +544,12 @@ static struct ib_mad_recv_priv *rmpp_recv_data(struct ib_mad_agent_priv *priv,
 			goto unlock;	/* no start seen: dropped */
 		rr = fresh;
 		fresh = NULL;
+		rr->total = DIV_ROUND_UP(be32_to_cpu(mad->rmpp_hdr.paylen_newwin),
+					 IB_MGMT_RMPP_DATA);
+		if ((rflags & IB_MGMT_RMPP_FLAG_LAST) && rr->total > 1) {
+			bad = IB_MGMT_RMPP_STATUS_BAD_LEN;
+			goto unlock;
+		}
 		rr->first = rp;
 		rr->last_seg = 1;
 		rr->window = 1;
@@ -549,6 +558,15 @@ static struct ib_mad_recv_priv *rmpp_recv_data(struct ib_mad_agent_priv *priv,
 	} else if (rr->done || seg <= rr->last_seg) {
 		ack = true;		/* a repeat: say again how far we are */
 	} else if (seg == rr->last_seg + 1 && seg <= rr->window) {
+		if (rr->total &&
+		    (seg > rr->total ||
+		     (seg < rr->total && (rflags & IB_MGMT_RMPP_FLAG_LAST)))) {
+			/* not the transfer its first segment announced */
+			bad = seg > rr->total ? IB_MGMT_RMPP_STATUS_S2B :
+						IB_MGMT_RMPP_STATUS_BAD_LEN;
+			list_del(&rr->list);
+			goto unlock;
+		}
 		list_add_tail(&rp->recv_wc.recv_buf.list,
 			      &rr->first->recv_wc.rmpp_list);
 		rr->last_seg = seg;
@@ -578,6 +596,11 @@ static struct ib_mad_recv_priv *rmpp_recv_data(struct ib_mad_agent_priv *priv,
 unlock:
 	spin_unlock_irqrestore(&priv->lock, flags);
 	kfree(fresh);
+	if (bad) {
+		rmpp_recv_free(rr);
+		rmpp_abort(priv, rp, bad);
+		goto free;
+	}
 	/* The ACK of the last segment goes before the message is handed on. */
 	if (ack)
 		rmpp_send_ctl(priv, &src, IB_MGMT_RMPP_TYPE_ACK,

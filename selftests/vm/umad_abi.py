@@ -431,6 +431,20 @@ def raw_to_kernel(path, dest, fb, b):
     got = read(fu)
     expect("raw: bad RMPP type: ABORT (121)",
            got and rmpp_ctl(got)[:3], (0x82, 4, 121))
+    # PayloadLength 300 in the first segment announces two segments
+    send("segment 1 of 2", raw_seg(0x5405, 1, 3, 300))
+    ctl("its ACK", (0x82, 2, 0, 1, 65))
+    send("segment 2 of 2, not Last", raw_seg(0x5405, 2, 1, 0))
+    quiet("no ACK inside the window", [fu, fb])
+    send("segment 3 of 2", raw_seg(0x5405, 3, 5, 20))
+    got = read(fu)
+    expect("raw: a segment beyond PayloadLength: ABORT (123)",
+           got and rmpp_ctl(got)[:3], (0x82, 4, 123))
+    send("segment 1 of 2 flagged Last", raw_seg(0x5406, 1, 7, 300))
+    got = read(fu)
+    expect("raw: Last before PayloadLength's count: ABORT (119)",
+           got and rmpp_ctl(got)[:3], (0x82, 4, 119))
+    quiet("nothing delivered", [fu, fb])
 
     # An ABORT from a sender does not end the reception (as upstream:
     # its ABORT and STOP handling is the sender's only).
