@@ -84,10 +84,32 @@ for _ in $(seq $((60 * tf))); do
 done
 [ $ok_sm = 1 ] && ok "a restarted OpenSM is MASTER" || bad "no MASTER after the restart"
 expect_eq "sib1 keeps its LID" "$(port_attr sib1 lid)" "$lid1"
-osm_stop
 grep -E "ERR [0-9A-F]{4}" $osm/opensm.log | head -5
 
-rdma link delete sib0 || bad "link delete sib0"
-rdma link delete sib1 || bad "link delete sib1"
-ip link del vethA
+# The cable (both netdevs) deleted under OpenSM's open umad files and
+# SMPs, SA and PMA queries and an RC flow in progress: both devices go
+# once the verbs users are gone, without a splat.
+echo "--- the cable deleted under OpenSM and traffic"
+ibv_rc_pingpong -d sib0 -n 10000000 >/dev/null 2>&1 &
+pp0=$!
+sleep 1
+ibv_rc_pingpong -d sib1 -n 10000000 127.0.0.1 >/dev/null 2>&1 &
+pp1=$!
+(
+	while :; do
+		timeout 5 perfquery -C sib1 -P 1
+		timeout 5 saquery -C sib1 -P 1 -p
+		timeout 5 smpquery -C sib1 -P 1 nodeinfo $((lid0))
+	done
+) >/dev/null 2>&1 &
+load=$!
+sleep 3
+ip link del vethA || bad "ip link del vethA under traffic"
+sleep 2
+kill $load $pp0 $pp1 2>/dev/null
+wait $load $pp0 $pp1 2>/dev/null
+sibs_gone() { [ ! -e $ib/sib0 ] && [ ! -e $ib/sib1 ]; }
+wait_until 30 sibs_gone && ok "sib0, sib1 gone with their cable" ||
+	bad "sib0/sib1 still there after the cable went: $(ls $ib)"
+osm_stop
 finish
