@@ -152,6 +152,9 @@ int rxe_prepare_v1(struct rxe_av *av, struct rxe_pkt_info *pkt,
 		   struct sk_buff *skb);
 int rxe_send_v1(struct sk_buff *skb, struct rxe_pkt_info *pkt);
 void rxe_v1_pt_init(struct packet_type *pt, struct net_device *ndev);
+/* the GRH of a RoCE v1 frame or a global IB packet (sib) */
+void rxe_push_grh(struct rxe_av *av, struct sk_buff *skb, u8 hop_limit);
+bool rxe_grh_ok(const struct ib_grh *grh);
 
 /* rxe_recv.c: one received RoCE packet, SKB_TO_PKT(skb) filled in */
 void rxe_rcv(struct sk_buff *skb);

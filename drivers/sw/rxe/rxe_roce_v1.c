@@ -15,27 +15,42 @@
 /* GRH hop limit when the address vector leaves it 0 */
 #define RXE_V1_HOP_LIMIT	64
 
+/*
+ * A GRH from @av in front of what @skb holds (PayLen: all of it). RoCE v1
+ * and sib AVs both keep their SGID in sgid_addr (rxe_av_fill_ip_info(),
+ * sib_av_from_attr()).
+ */
+void rxe_push_grh(struct rxe_av *av, struct sk_buff *skb, u8 hop_limit)
+{
+	struct ib_grh *grh = skb_push(skb, sizeof(*grh));
+	u32 vtf = RXE_GRH_IPVER << 28 | (u32)av->grh.traffic_class << 20 |
+		  (av->grh.flow_label & 0xfffff);
+
+	grh->version_tclass_flow = cpu_to_be32(vtf);
+	grh->paylen = htons(skb->len - sizeof(*grh));
+	grh->next_hdr = RXE_GRH_NXTHDR_BTH;
+	grh->hop_limit = hop_limit;
+	memcpy(grh->sgid.raw, &av->sgid_addr._sockaddr_in6.sin6_addr,
+	       sizeof(grh->sgid.raw));
+	memcpy(grh->dgid.raw, av->grh.dgid.raw, sizeof(grh->dgid.raw));
+}
+
+/* IPVer 6 and the BTH next: the rest of a GRH is the sender's business. */
+bool rxe_grh_ok(const struct ib_grh *grh)
+{
+	return be32_to_cpu(grh->version_tclass_flow) >> 28 == RXE_GRH_IPVER &&
+	       grh->next_hdr == RXE_GRH_NXTHDR_BTH;
+}
+
 /* Puts GRH and Ethernet header in front of the BTH; may set LOOPBACK. */
 int rxe_prepare_v1(struct rxe_av *av, struct rxe_pkt_info *pkt,
 		   struct sk_buff *skb)
 {
 	struct net_device *ndev = pkt->rxe->ndev;
-	struct ib_grh *grh;
-	u32 vtf;
 	int err;
 
-	grh = skb_push(skb, sizeof(*grh));
+	rxe_push_grh(av, skb, av->grh.hop_limit ?: RXE_V1_HOP_LIMIT);
 	skb_reset_network_header(skb);
-	vtf = RXE_GRH_IPVER << 28 | (u32)av->grh.traffic_class << 20 |
-	      (av->grh.flow_label & 0xfffff);
-	grh->version_tclass_flow = cpu_to_be32(vtf);
-	grh->paylen = htons(skb->len - sizeof(*grh));
-	grh->next_hdr = RXE_GRH_NXTHDR_BTH;
-	grh->hop_limit = av->grh.hop_limit ?: RXE_V1_HOP_LIMIT;
-	/* rxe_av_fill_ip_info() keeps a v1 AV's SGID in sgid_addr */
-	memcpy(grh->sgid.raw, &av->sgid_addr._sockaddr_in6.sin6_addr,
-	       sizeof(grh->sgid.raw));
-	memcpy(grh->dgid.raw, av->grh.dgid.raw, sizeof(grh->dgid.raw));
 	skb->protocol = htons(ETH_P_IBOE);
 
 	err = dev_hard_header(skb, ndev, ETH_P_IBOE, av->dmac, ndev->dev_addr,
@@ -99,7 +114,6 @@ static int rxe_v1_rcv(struct sk_buff *skb, struct net_device *dev,
 	const struct ib_grh *grh;
 	struct rxe_dev *rxe;
 	unsigned int paylen;
-	u32 vtf;
 
 	/* a promiscuous netdev (tcpdump) also passes other hosts' frames */
 	if (skb->pkt_type == PACKET_OTHERHOST)
@@ -119,9 +133,7 @@ static int rxe_v1_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto drop_put;
 	}
 	grh = (const void *)skb->data;
-	vtf = be32_to_cpu(grh->version_tclass_flow);
-	if (vtf >> 28 != RXE_GRH_IPVER ||
-	    grh->next_hdr != RXE_GRH_NXTHDR_BTH) {
+	if (!rxe_grh_ok(grh)) {
 		rxe_rx_drop_inc(rxe, RXE_DROP_GRH);
 		goto drop_put;
 	}

@@ -41,9 +41,7 @@ static bool sib_state_ok(struct rxe_dev *rxe, const u8 *lrh)
 
 static bool sib_grh_ok(const struct ib_grh *grh, unsigned int paylen)
 {
-	return be32_to_cpu(grh->version_tclass_flow) >> 28 == RXE_GRH_IPVER &&
-	       grh->next_hdr == RXE_GRH_NXTHDR_BTH &&
-	       be16_to_cpu(grh->paylen) == paylen;
+	return rxe_grh_ok(grh) && be16_to_cpu(grh->paylen) == paylen;
 }
 
 /* The cable's other end is whoever sends us valid IB frames. */

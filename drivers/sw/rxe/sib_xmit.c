@@ -36,22 +36,6 @@ static u16 sib_tx_pkey(struct rxe_pkt_info *pkt)
 	return sib_pkey(pkt->rxe, index);
 }
 
-static void sib_push_grh(struct rxe_av *av, struct sk_buff *skb)
-{
-	struct ib_grh *grh = skb_push(skb, sizeof(*grh));
-	u32 vtf = RXE_GRH_IPVER << 28 | (u32)av->grh.traffic_class << 20 |
-		  (av->grh.flow_label & 0xfffff);
-
-	grh->version_tclass_flow = cpu_to_be32(vtf);
-	grh->paylen = htons(skb->len - sizeof(*grh));
-	grh->next_hdr = RXE_GRH_NXTHDR_BTH;
-	grh->hop_limit = av->grh.hop_limit;
-	/* sib_av_from_attr() keeps the SGID where RoCE v1 does */
-	memcpy(grh->sgid.raw, &av->sgid_addr._sockaddr_in6.sin6_addr,
-	       sizeof(grh->sgid.raw));
-	memcpy(grh->dgid.raw, av->grh.dgid.raw, sizeof(grh->dgid.raw));
-}
-
 /*
  * LRH byte 0: VL and LVer 0 (VL15 for SMPs, whatever the SL: IBA 7.6.5;
  * VL0, the one data VL, otherwise); byte 1: SL and LNH.
@@ -99,7 +83,7 @@ int sib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 
 	bth_set_pkey(pkt, sib_tx_pkey(pkt));
 	if (a->global)
-		sib_push_grh(av, skb);
+		rxe_push_grh(av, skb, av->grh.hop_limit);
 	/* no LID yet: only the permissive LID identifies us (IBA 7.11) */
 	sib_push_lrh(av, skb, lid ? lid | (a->src_path_bits &
 					   ((1 << lmc) - 1)) :
