@@ -55,15 +55,22 @@ static bool sib_mcast_dlid(u16 dlid)
 	return dlid >= SIB_LID_MCAST_FIRST && dlid != SIB_LID_PERMISSIVE;
 }
 
-/* A packet leaves on the cable; @lrh is its LRH (PktLen filled in). */
+/* One packet of one direction; @lrh is its LRH (PktLen filled in). */
+static void sib_pma_count(const u8 *lrh, atomic64_t *words, atomic64_t *pkts,
+			  atomic64_t *mcast_pkts)
+{
+	atomic64_add(get_unaligned_be16(lrh + 4) & 0x7ff, words);
+	atomic64_inc(pkts);
+	if (sib_mcast_dlid(get_unaligned_be16(lrh + 2)))
+		atomic64_inc(mcast_pkts);
+}
+
+/* A packet leaves on the cable. */
 void sib_pma_count_tx(struct rxe_dev *rxe, const u8 *lrh)
 {
 	struct sib_counters *k = &rxe->sib->ctr;
 
-	atomic64_add(get_unaligned_be16(lrh + 4) & 0x7ff, &k->xmit_words);
-	atomic64_inc(&k->xmit_pkts);
-	if (sib_mcast_dlid(get_unaligned_be16(lrh + 2)))
-		atomic64_inc(&k->xmit_mcast_pkts);
+	sib_pma_count(lrh, &k->xmit_words, &k->xmit_pkts, &k->xmit_mcast_pkts);
 }
 
 /* A packet came in on the cable, good or not (IBA counts both). */
@@ -71,10 +78,7 @@ void sib_pma_count_rx(struct rxe_dev *rxe, const u8 *lrh)
 {
 	struct sib_counters *k = &rxe->sib->ctr;
 
-	atomic64_add(get_unaligned_be16(lrh + 4) & 0x7ff, &k->rcv_words);
-	atomic64_inc(&k->rcv_pkts);
-	if (sib_mcast_dlid(get_unaligned_be16(lrh + 2)))
-		atomic64_inc(&k->rcv_mcast_pkts);
+	sib_pma_count(lrh, &k->rcv_words, &k->rcv_pkts, &k->rcv_mcast_pkts);
 }
 
 static u64 sib_pma_rx_errors(struct rxe_dev *rxe)
