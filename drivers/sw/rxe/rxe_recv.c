@@ -378,6 +378,9 @@ void rxe_rcv(struct sk_buff *skb)
 				   &pkt->qp->req_pkts : &pkt->qp->resp_pkts) >=
 		     RXE_MAX_QUEUED_PKTS)) {
 		rxe_rx_drop_inc(rxe, RXE_DROP_QUEUE_FULL);
+		/* an SMP lost for want of resources: VL15Dropped too */
+		if (qp_type(pkt->qp) == IB_QPT_SMI)
+			atomic64_inc(&rxe->sib->ctr.vl15_dropped);
 		goto drop_qp;
 	}
 	rxe_count_rcvd(rxe, skb);

@@ -247,8 +247,10 @@ void sib_rx_wc(struct sk_buff *skb, struct rxe_cqe *cqe, bool user)
 	bool mgmt = qp && (qp_type(qp) == IB_QPT_GSI ||
 			   qp_type(qp) == IB_QPT_SMI);
 	const u8 *lrh = skb_network_header(skb);
-	u8 bits = get_unaligned_be16(lrh + 2) &
-		  ((1 << READ_ONCE(rxe->port.attr.lmc)) - 1);
+	u16 dlid = get_unaligned_be16(lrh + 2);
+	/* path bits select one of our LIDs: a group or 0xffff has none */
+	u8 bits = dlid >= SIB_LID_MCAST_FIRST ? 0 :
+		  dlid & ((1 << READ_ONCE(rxe->port.attr.lmc)) - 1);
 	u16 slid = get_unaligned_be16(lrh + 6);
 	u8 sl = lrh[1] >> 4;
 	bool grh = sib_rx_grh(skb);
