@@ -104,12 +104,16 @@ pp1=$!
 ) >/dev/null 2>&1 &
 load=$!
 sleep 3
-ip link del vethA || bad "ip link del vethA under traffic"
+# the netdev is freed only once the devices are, which waits for the
+# verbs users (rxe has no disassociate): delete it in the background
+ip link del vethA &
+del=$!
 sleep 2
 kill $load $pp0 $pp1 2>/dev/null
 wait $load $pp0 $pp1 2>/dev/null
 sibs_gone() { [ ! -e $ib/sib0 ] && [ ! -e $ib/sib1 ]; }
 wait_until 30 sibs_gone && ok "sib0, sib1 gone with their cable" ||
 	bad "sib0/sib1 still there after the cable went: $(ls $ib)"
+wait $del || bad "ip link del vethA under traffic"
 osm_stop
 finish
