@@ -363,7 +363,7 @@ nmc connection delete $ifA || bad "nmcli connection delete $ifA"
 stop_pid "$nm_pid" && ok "NetworkManager stopped" || bad "NetworkManager killed"
 # what NetworkManager did with the devices before `connection up` (the
 # autoconnects of the profiles as step 1 and 2 left them)
-grep -E "device \(($ifA|$cA)\): (state change: .*(failed|activated)|Activation: failed)" $nmd/nm.log |
+grep -E "device \(($ifA|$cA)\): (state change: [a-z-]+ -> (failed|activated)|Activation: failed)" $nmd/nm.log |
 	sed 's/^<[a-z]*> *\[[0-9.]*\] //' | head -20
 stop_pid "$bus_pid"
 stop_pid "$udevd_pid"
