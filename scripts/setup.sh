@@ -20,6 +20,8 @@ export DEBIAN_FRONTEND=noninteractive
 # dbus-daemon: targetcli needs a system bus (the VM starts a private one).
 # opensm: the subnet manager of the InfiniBand tests (issue 16; unused on the
 # host, whose own opensm service finds no InfiniBand port and stops).
+# network-manager (nmcli, the IPoIB test of seed 002 ch. 6) is installed
+# apart, below: it must never start on the machine it is installed on.
 PKGS="build-essential kmod bc linux-headers-amd64 qemu-system-x86 busybox-static
  libnl-3-dev libnl-route-3-dev libibverbs-dev librdmacm-dev googletest libgtest-dev cmake pkg-config dkms
  rdma-core ibverbs-utils ibverbs-providers rdmacm-utils infiniband-diags perftest qperf
@@ -45,6 +47,38 @@ if [ -n "$missing" ]; then
 	apt_update
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# NetworkManager, only for the VM test ipoib_nmcli (which starts its own
+# instance by hand). Started on this machine it could take over its
+# interfaces (a DHCP profile on every unconfigured NIC), so it never runs
+# here: while apt installs it, a policy-rc.d (the hook invoke-rc.d and
+# deb-systemd-invoke obey) refuses every service start, and under systemd
+# its units are masked first, which also stops D-Bus activation and its
+# start at boot (the package enables it). An existing policy-rc.d is put
+# back afterwards.
+PRC=/usr/sbin/policy-rc.d
+nm_units="NetworkManager.service NetworkManager-wait-online.service NetworkManager-dispatcher.service"
+prc_restore() {
+	if [ -e $PRC.rdma-kmod ]; then
+		$SUDO mv -f $PRC.rdma-kmod $PRC
+	else
+		$SUDO rm -f $PRC
+	fi
+}
+if ! dpkg-query -W -f='${Status}\n' network-manager 2>/dev/null | grep -q "install ok installed"; then
+	echo "setup: installing network-manager (its service kept stopped and disabled)"
+	apt_update
+	[ ! -e $PRC ] || $SUDO cp -p $PRC $PRC.rdma-kmod
+	trap prc_restore EXIT
+	printf '#!/bin/sh\n# rdma-kmod scripts/setup.sh: no service starts\nexit 101\n' |
+		$SUDO tee $PRC >/dev/null
+	$SUDO chmod 755 $PRC
+	# shellcheck disable=SC2086
+	[ ! -d /run/systemd/system ] || $SUDO systemctl mask $nm_units
+	$SUDO apt-get install -y -qq --no-install-recommends network-manager >/dev/null
+	prc_restore
+	trap - EXIT
 fi
 
 # The VM boots the stock kernel matching the installed headers.
