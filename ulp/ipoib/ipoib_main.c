@@ -114,11 +114,16 @@ static void ipoib_ndo_uninit(struct net_device *dev)
 
 	ib_unregister_event_handler(&priv->events);
 	cancel_work_sync(&priv->flush_work);
-	cancel_delayed_work_sync(&priv->mtu_work);
 	mutex_lock(&priv->op_mutex);
 	priv->admin_up = false;
 	ipoib_ib_down(priv);
 	mutex_unlock(&priv->op_mutex);
+	/*
+	 * Only now: the multicast work (stopped above) queues it. Left for
+	 * destroy_workqueue(), it would requeue itself forever as we hold
+	 * the rtnl it tries to take.
+	 */
+	cancel_delayed_work_sync(&priv->mtu_work);
 	/* No path answer may touch us after this. */
 	ipoib_queries_wait(priv);
 	ipoib_child_unlink(priv);
