@@ -60,6 +60,24 @@ struct ipoib_wire_hdr {
 extern struct ib_sa_client ipoib_sa_client;
 extern int ipoib_sendq_size;
 extern int ipoib_recvq_size;
+extern int ipoib_debug_level;
+extern int ipoib_mc_debug_level;
+
+/*
+ * Debug messages: through dynamic debug, or every one of them when the
+ * debug_level (multicast: mcast_debug_level) parameter is above 0.
+ */
+#define ipoib_dbg_level(level, priv, fmt, ...)				\
+do {									\
+	if (READ_ONCE(level) > 0)					\
+		netdev_info((priv)->dev, fmt, ##__VA_ARGS__);		\
+	else								\
+		netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);		\
+} while (0)
+#define ipoib_dbg(priv, fmt, ...)					\
+	ipoib_dbg_level(ipoib_debug_level, priv, fmt, ##__VA_ARGS__)
+#define ipoib_mc_dbg(priv, fmt, ...)					\
+	ipoib_dbg_level(ipoib_mc_debug_level, priv, fmt, ##__VA_ARGS__)
 extern const struct attribute_group ipoib_parent_attrs;
 extern const struct attribute_group ipoib_legacy_child_attrs;
 extern struct rtnl_link_ops ipoib_link_ops;

@@ -283,8 +283,8 @@ static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 		cm->n_in++;
 	spin_unlock_bh(&priv->lock);
 	if (!room) {
-		netdev_dbg(priv->dev, "REQ refused: %u inbound links\n",
-			   cm->n_in);
+		ipoib_dbg(priv, "REQ refused: %u inbound links\n",
+			  cm->n_in);
 		up_read(&cm->accepting);
 		return -ENOMEM;
 	}
@@ -336,7 +336,7 @@ static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 	ret = ib_send_cm_rep(cm_id, &rep);
 	up_read(&cm->accepting);
 	if (ret) {
-		netdev_dbg(priv->dev, "REP not sent: %d\n", ret);
+		ipoib_dbg(priv, "REP not sent: %d\n", ret);
 		/* Someone else took it: they destroy the cm_id. */
 		if (!ipoib_cm_in_take(priv, in))
 			return 0;
@@ -356,7 +356,7 @@ unroom:
 	cm->n_in--;
 	spin_unlock_bh(&priv->lock);
 	up_read(&cm->accepting);
-	netdev_dbg(priv->dev, "REQ refused: %d\n", ret);
+	ipoib_dbg(priv, "REQ refused: %d\n", ret);
 	return ret;
 }
 
@@ -482,8 +482,8 @@ void ipoib_cm_in_reap(struct ipoib_priv *priv)
 	spin_unlock_bh(&priv->lock);
 	list_for_each_entry_safe(in, tmp, &old, entry) {
 		list_del_init(&in->entry);
-		netdev_dbg(priv->dev, "inbound link QP %#x idle, closed\n",
-			   in->qp->qp_num);
+		ipoib_dbg(priv, "inbound link QP %#x idle, closed\n",
+			  in->qp->qp_num);
 		ipoib_cm_in_free(priv, in);
 	}
 }

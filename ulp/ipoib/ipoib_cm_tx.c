@@ -277,8 +277,8 @@ void ipoib_cm_tx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
 	ipoib_cm_tx_slot_free(priv, slot, wc->status == IB_WC_SUCCESS);
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		dev->stats.tx_errors++;
-		netdev_dbg(dev, "RC send to QPN %#x failed: %s\n", out->dqpn,
-			   ib_wc_status_msg(wc->status));
+		ipoib_dbg(priv, "RC send to QPN %#x failed: %s\n", out->dqpn,
+			  ib_wc_status_msg(wc->status));
 		ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 	}
 	WRITE_ONCE(out->tail, out->tail + 1);
@@ -325,8 +325,8 @@ static void ipoib_cm_out_rep(struct ipoib_priv *priv, struct ipoib_cm_out *out,
 		skb_queue_splice_init(&out->waiting, &q);
 	}
 	spin_unlock_bh(&priv->lock);
-	netdev_dbg(priv->dev, "RC link to QPN %#x up, MTU %u\n", out->dqpn,
-		   out->mtu);
+	ipoib_dbg(priv, "RC link to QPN %#x up, MTU %u\n", out->dqpn,
+		  out->mtu);
 	/* Back through the qdisc: they find the link up now. */
 	while ((skb = __skb_dequeue(&q)))
 		dev_queue_xmit(skb);
@@ -335,8 +335,8 @@ static void ipoib_cm_out_rep(struct ipoib_priv *priv, struct ipoib_cm_out *out,
 reject:
 	ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
 fail:
-	netdev_dbg(priv->dev, "RC link to QPN %#x: bad REP: %d\n", out->dqpn,
-		   ret);
+	ipoib_dbg(priv, "RC link to QPN %#x: bad REP: %d\n", out->dqpn,
+		  ret);
 	priv->dev->stats.tx_errors++;
 	ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 }
@@ -353,8 +353,8 @@ static int ipoib_cm_out_handler(struct ib_cm_id *cm_id,
 		break;
 	case IB_CM_REQ_ERROR:
 	case IB_CM_REJ_RECEIVED:
-		netdev_dbg(priv->dev, "RC link to QPN %#x refused (%d)\n",
-			   out->dqpn, ev->event);
+		ipoib_dbg(priv, "RC link to QPN %#x refused (%d)\n",
+			  out->dqpn, ev->event);
 		priv->dev->stats.tx_errors++;
 		ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 		break;
@@ -526,8 +526,8 @@ again:
 		spin_unlock_bh(&priv->lock);
 		ret = ipoib_cm_out_connect(priv, out);
 		if (ret) {
-			netdev_dbg(priv->dev, "RC link to QPN %#x: %d\n",
-				   out->dqpn, ret);
+			ipoib_dbg(priv, "RC link to QPN %#x: %d\n",
+				  out->dqpn, ret);
 			priv->dev->stats.tx_errors++;
 			ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 		}

@@ -114,7 +114,7 @@ void ipoib_flush_work(struct work_struct *work)
 					       flush_work);
 	unsigned long level = xchg(&priv->flush_pending, 0);
 
-	netdev_dbg(priv->dev, "flush %#lx\n", level);
+	ipoib_dbg(priv, "flush %#lx\n", level);
 	mutex_lock(&priv->op_mutex);
 	if (!priv->admin_up)
 		goto out;

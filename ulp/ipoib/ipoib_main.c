@@ -21,12 +21,24 @@ MODULE_DESCRIPTION("IP-over-InfiniBand net driver (rdma-kmod)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RTNL_LINK("ipoib");
 
+/* The parameters of the in-tree module, with its names, types and modes. */
+static int ipoib_max_nonsrq_conn_qp = 128;
+module_param_named(max_nonsrq_conn_qp, ipoib_max_nonsrq_conn_qp, int, 0444);
+MODULE_PARM_DESC(max_nonsrq_conn_qp,
+		 "Max number of connected-mode QPs per interface (applied only if shared receive queue is not available)");
+int ipoib_mc_debug_level;
+module_param_named(mcast_debug_level, ipoib_mc_debug_level, int, 0644);
+MODULE_PARM_DESC(mcast_debug_level,
+		 "Enable multicast debug tracing if > 0");
 int ipoib_sendq_size = 128;
 int ipoib_recvq_size = 256;
 module_param_named(send_queue_size, ipoib_sendq_size, int, 0444);
 MODULE_PARM_DESC(send_queue_size, "Number of descriptors in send queue");
 module_param_named(recv_queue_size, ipoib_recvq_size, int, 0444);
 MODULE_PARM_DESC(recv_queue_size, "Number of descriptors in receive queue");
+int ipoib_debug_level;
+module_param_named(debug_level, ipoib_debug_level, int, 0644);
+MODULE_PARM_DESC(debug_level, "Enable debug tracing if > 0");
 
 struct ib_sa_client ipoib_sa_client;
 
@@ -429,6 +441,11 @@ static int __init ipoib_init(void)
 
 	ipoib_sendq_size = ipoib_queue_size(ipoib_sendq_size, 128, 8192);
 	ipoib_recvq_size = ipoib_queue_size(ipoib_recvq_size, 2, 8192);
+	/*
+	 * Connected mode here always has an SRQ, which this limit does not
+	 * apply to: taken, within its range, for the same command lines.
+	 */
+	ipoib_max_nonsrq_conn_qp = clamp(ipoib_max_nonsrq_conn_qp, 0, 4096);
 
 	ib_sa_register_client(&ipoib_sa_client);
 	ret = rtnl_link_register(&ipoib_link_ops);
