@@ -28,6 +28,25 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_sa.h>
+
+/*
+ * The indexes of one send ring, the UD one or an outbound RC link's: head
+ * moves on xmit (netdev TX lock), tail on completions. A ring that fills
+ * up stops the netdev queue and counts in priv->tx_full until it drained
+ * to half (or went): the queue wakes when no ring is full.
+ */
+struct ipoib_txq {
+	unsigned int	head;
+	unsigned int	tail;
+	bool		full;		/* priv->tx_lock */
+};
+
+/* What a send holds until it completes, on either kind of ring. */
+struct ipoib_tx_buf {
+	struct sk_buff	*skb;
+	u64		dma;
+};
+
 #include "ipoib_cm.h"
 
 #define IPOIB_DRV_NAME		"ib_ipoib"
@@ -96,9 +115,8 @@ struct ipoib_rx_slot {
 };
 
 struct ipoib_tx_slot {
-	struct sk_buff	*skb;
-	u64		dma;
-	struct ipoib_ah	*ah;
+	struct ipoib_tx_buf	buf;
+	struct ipoib_ah		*ah;
 };
 
 enum ipoib_flush_bits {
@@ -136,8 +154,12 @@ struct ipoib_priv {
 	unsigned int		rx_buf_len;	/* GRH + IB MTU */
 	struct ipoib_rx_slot	*rx_ring;
 	struct ipoib_tx_slot	*tx_ring;
-	unsigned int		tx_head;	/* xmit */
-	unsigned int		tx_tail;	/* completions */
+	struct ipoib_txq	txq;
+
+	/* The queue's stop and wake over every send ring (BH lock). */
+	spinlock_t		tx_lock;
+	unsigned int		tx_full;	/* rings full */
+	bool			tx_open;	/* xmit may send */
 
 	struct mutex		op_mutex;
 	bool			admin_up;	/* op_mutex */
@@ -174,6 +196,11 @@ static inline struct ipoib_priv *ipoib_priv(const struct net_device *dev)
 	return netdev_priv(dev);
 }
 
+static inline unsigned int ipoib_txq_used(const struct ipoib_txq *q)
+{
+	return READ_ONCE(q->head) - READ_ONCE(q->tail);
+}
+
 /* ipoib_main.c */
 void ipoib_netdev_setup(struct net_device *dev);
 int ipoib_priv_prepare(struct ipoib_priv *priv, struct ib_device *ca,
@@ -204,6 +231,16 @@ void ipoib_rings_reclaim(struct ipoib_priv *priv);
 void ipoib_cq_drain(struct ipoib_priv *priv);
 void ipoib_ud_send(struct ipoib_priv *priv, struct sk_buff *skb,
 		   struct ipoib_ah *ah, u32 dqpn);
+bool ipoib_tx_post(struct ipoib_priv *priv, struct ipoib_txq *q,
+		   struct ib_qp *qp, struct ib_send_wr *wr,
+		   struct ipoib_tx_buf *buf, struct sk_buff *skb,
+		   unsigned int max_len);
+void ipoib_tx_buf_free(struct ipoib_priv *priv, struct ipoib_tx_buf *buf,
+		       bool sent);
+void ipoib_txq_done(struct ipoib_priv *priv, struct ipoib_txq *q);
+void ipoib_txq_forget(struct ipoib_priv *priv, struct ipoib_txq *q);
+void ipoib_tx_open(struct ipoib_priv *priv);
+void ipoib_tx_close(struct ipoib_priv *priv);
 int ipoib_poll(struct napi_struct *napi, int budget);
 void ipoib_cq_event(struct ib_cq *cq, void *ctx);
 void ipoib_tx_wait_idle(struct ipoib_priv *priv, unsigned int ms);

@@ -181,7 +181,7 @@ static netdev_tx_t ipoib_xmit(struct sk_buff *skb, struct net_device *dev)
 	union ib_gid gid;
 	u32 dqpn;
 
-	if (unlikely(skb->len < IPOIB_HARD_LEN || !READ_ONCE(priv->ib_up))) {
+	if (unlikely(skb->len < IPOIB_HARD_LEN || !READ_ONCE(priv->tx_open))) {
 		dev_core_stats_tx_dropped_inc(dev);
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
@@ -273,6 +273,7 @@ void ipoib_netdev_setup(struct net_device *dev)
 	INIT_LIST_HEAD(&priv->groups);
 	hash_init(priv->paths);
 	spin_lock_init(&priv->lock);
+	spin_lock_init(&priv->tx_lock);
 	mutex_init(&priv->op_mutex);
 	INIT_DELAYED_WORK(&priv->mc_work, ipoib_mc_work);
 	INIT_WORK(&priv->path_work, ipoib_path_work);
