@@ -59,9 +59,10 @@ struct ipoib_wire_hdr {
 
 #define IPOIB_WIRE_LEN		sizeof(struct ipoib_wire_hdr)
 /*
- * Our header_ops push the destination's 20-byte hardware address in
- * front of the wire header; xmit reads and strips it. A pushed header
- * survives qdiscs and requeueing, skb->cb would not.
+ * The link header is 24 bytes: a 20-byte hardware address, then the wire
+ * header. Our header_ops push the destination's address; xmit reads and
+ * strips it (a pushed header survives qdiscs and requeueing, skb->cb
+ * would not). A received packet gets the sender's address there.
  */
 #define IPOIB_DEST_LEN		INFINIBAND_ALEN
 #define IPOIB_HARD_LEN		(IPOIB_DEST_LEN + IPOIB_WIRE_LEN)
@@ -241,6 +242,8 @@ void ipoib_txq_done(struct ipoib_priv *priv, struct ipoib_txq *q);
 void ipoib_txq_forget(struct ipoib_priv *priv, struct ipoib_txq *q);
 void ipoib_tx_open(struct ipoib_priv *priv);
 void ipoib_tx_close(struct ipoib_priv *priv);
+void ipoib_rx_up(struct ipoib_priv *priv, struct napi_struct *napi,
+		 struct sk_buff *skb, const u8 *src);
 int ipoib_poll(struct napi_struct *napi, int budget);
 void ipoib_cq_event(struct ib_cq *cq, void *ctx);
 void ipoib_tx_wait_idle(struct ipoib_priv *priv, unsigned int ms);

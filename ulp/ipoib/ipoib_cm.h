@@ -21,6 +21,7 @@
 #define IPOIB_CM_H
 
 #include <linux/hashtable.h>
+#include <linux/if_infiniband.h>
 #include <linux/rwsem.h>
 #include <linux/xarray.h>
 #include <rdma/ib_cm.h>
@@ -66,6 +67,7 @@ struct ipoib_cm_in {
 	struct ib_cm_id		*cm_id;
 	struct ib_qp		*qp;
 	unsigned long		last_rx;
+	u8			peer[INFINIBAND_ALEN];	/* its hw address */
 	struct rcu_head		rcu;
 };
 

@@ -5,6 +5,7 @@
  * and the NAPI poll that takes completions of both off the one CQ.
  */
 #include <linux/delay.h>
+#include <asm/unaligned.h>
 #include <rdma/ib_hdrs.h>
 #include "ipoib.h"
 
@@ -111,28 +112,22 @@ static void ipoib_rx_drop_slot(struct ipoib_priv *priv, unsigned int i)
 	slot->skb = NULL;
 }
 
-/* Hands the buffer to the stack as an IP/ARP packet, or drops it. */
-static void ipoib_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb,
-			     const struct ib_wc *wc)
+/*
+ * @skb (data at the 4-byte IPoIB header) to the stack. In front of that
+ * header goes the sender's hardware address @src, as far as it is known:
+ * the 24 bytes are the link header (hard_header_len), as in a packet we
+ * send, so that packet sockets (through header_ops->parse) and GRO, which
+ * compares link headers, see the right bytes. Shared with connected mode.
+ */
+void ipoib_rx_up(struct ipoib_priv *priv, struct napi_struct *napi,
+		 struct sk_buff *skb, const u8 *src)
 {
 	struct net_device *dev = priv->dev;
-	const struct ib_grh *grh = (const void *)skb->data;
-	struct ipoib_wire_hdr *hdr;
 
-	skb_put(skb, wc->byte_len);
-	if (skb->len < IPOIB_GRH_LEN + IPOIB_WIRE_LEN)
-		goto drop;
-
-	skb->pkt_type = PACKET_HOST;
-	if ((wc->wc_flags & IB_WC_GRH) && grh->dgid.raw[0] == 0xff)
-		skb->pkt_type = ipoib_is_bcast_mgid(priv, grh->dgid.raw) ?
-				PACKET_BROADCAST : PACKET_MULTICAST;
-	skb_pull(skb, IPOIB_GRH_LEN);
-
-	hdr = (void *)skb->data;
-	skb->protocol = hdr->proto;
+	skb->protocol = ((struct ipoib_wire_hdr *)skb->data)->proto;
+	memcpy(skb_push(skb, IPOIB_DEST_LEN), src, IPOIB_DEST_LEN);
 	skb_reset_mac_header(skb);
-	skb_pull(skb, IPOIB_WIRE_LEN);
+	skb_pull(skb, IPOIB_HARD_LEN);
 	skb->dev = dev;
 	skb->ip_summed = CHECKSUM_NONE;
 
@@ -140,12 +135,40 @@ static void ipoib_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb,
 	dev->stats.rx_bytes += skb->len;
 	if (skb->pkt_type == PACKET_MULTICAST)
 		dev->stats.multicast++;
-	napi_gro_receive(&priv->napi, skb);
-	return;
+	napi_gro_receive(napi, skb);
+}
 
-drop:
-	dev->stats.rx_length_errors++;
-	dev_kfree_skb_any(skb);
+/* Hands the buffer (GRH area, IPoIB header, packet) up, or drops it. */
+static void ipoib_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb,
+			     const struct ib_wc *wc)
+{
+	const struct ib_grh *grh = (const void *)skb->data;
+	u8 src[INFINIBAND_ALEN] = {};
+
+	/* The device wrote no more than the buffer: a bad one is dropped. */
+	if (wc->byte_len < IPOIB_GRH_LEN + IPOIB_WIRE_LEN ||
+	    wc->byte_len > priv->rx_buf_len) {
+		priv->dev->stats.rx_length_errors++;
+		priv->dev->stats.rx_errors++;
+		dev_kfree_skb_any(skb);
+		return;
+	}
+	skb_put(skb, wc->byte_len);
+
+	/*
+	 * The sender: its UD QPN; its GID only from a GRH (its flags byte
+	 * never travels). Read before the address overwrites the GRH area.
+	 */
+	put_unaligned_be32(wc->src_qp & IPOIB_MC_QPN, src);
+	skb->pkt_type = PACKET_HOST;
+	if (wc->wc_flags & IB_WC_GRH) {
+		memcpy(src + 4, grh->sgid.raw, sizeof(grh->sgid.raw));
+		if (grh->dgid.raw[0] == 0xff)
+			skb->pkt_type = ipoib_is_bcast_mgid(priv, grh->dgid.raw) ?
+					PACKET_BROADCAST : PACKET_MULTICAST;
+	}
+	skb_pull(skb, IPOIB_GRH_LEN);
+	ipoib_rx_up(priv, &priv->napi, skb, src);
 }
 
 static void ipoib_rx_done(struct ipoib_priv *priv, const struct ib_wc *wc)

@@ -66,8 +66,33 @@ static int ipoib_hard_header(struct sk_buff *skb, struct net_device *dev,
 	return IPOIB_HARD_LEN;
 }
 
+/*
+ * The sender's address, for packet sockets (sll_addr): a received packet
+ * carries it in its link header; one we send carries the destination's
+ * there, its sender is us.
+ */
+static int ipoib_header_parse(const struct sk_buff *skb, unsigned char *haddr)
+{
+	if (skb->pkt_type == PACKET_OUTGOING)
+		memcpy(haddr, skb->dev->dev_addr, INFINIBAND_ALEN);
+	else
+		memcpy(haddr, skb_mac_header(skb), INFINIBAND_ALEN);
+	return INFINIBAND_ALEN;
+}
+
+/* A raw packet socket's frame: the EtherType of its wire header. */
+static __be16 ipoib_header_parse_protocol(const struct sk_buff *skb)
+{
+	const struct ipoib_wire_hdr *wire;
+
+	wire = (const void *)(skb_mac_header(skb) + IPOIB_DEST_LEN);
+	return wire->proto;
+}
+
 static const struct header_ops ipoib_header_ops = {
-	.create = ipoib_hard_header,
+	.create		= ipoib_hard_header,
+	.parse		= ipoib_header_parse,
+	.parse_protocol	= ipoib_header_parse_protocol,
 };
 
 /* ------------------------------------------------------------ netdev ops */
