@@ -18,21 +18,12 @@ import time
 import zlib
 
 import vmcheck
+from sib_inject import vcrc
 from vmcheck import expect, ok
 
 ETH_P_SIB = 0x88B5
 UD_SEND_ONLY = 0x64
 PORT = 5399
-
-
-def vcrc(data):
-    """CRC-16 0x100B, bit-reflected (0xD008), seed and result inverted."""
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0xD008 if crc & 1 else crc >> 1
-    return ~crc & 0xFFFF
 
 
 def ud_send(dlid, slid, dqpn, sqpn, qkey, payload):
