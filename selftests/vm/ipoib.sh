@@ -13,9 +13,12 @@
 # IPv6 (neighbour discovery over the solicited-node groups), iperf3 and a
 # 16 MiB transfer compared by checksum; the sysfs files; P_Key children
 # through create_child and `ip link add ... type ipoib`, one of them in a
-# partition OpenSM serves (ping over it). Then sib1 is deleted under its
-# live interface (in the namespace), ib_ipoib is unloaded under the other,
-# and sib0 goes.
+# partition OpenSM serves (ping over it). The link header that packet
+# sockets and tcpdump see (the sender's address); hand-made bad datagrams
+# from the wire (ipoib_inject.py), dropped and counted; the module
+# parameters of the stock ib_ipoib. Then sib1 is deleted under its live
+# interface (in the namespace) with traffic both ways, ib_ipoib is
+# unloaded under the other and two children, and sib0 goes.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/sib.sh"
@@ -127,6 +130,55 @@ n=$($inB ip neigh show $A4 dev $ifB)
 echo "$n" | grep -q "lladdr $addrA " && ok "ARP on $ifB: $A4 is $addrA" || bad "ARP on $ifB: $n"
 [ $fails = 0 ] || show_state
 
+echo "--- link header: packet sockets, tcpdump"
+# A packet socket on $ifB sees each packet's sender in sll_addr: $ifA's
+# QPN and (from the GRH of its broadcast ARP) GID; its own address on what
+# it sends. The flags byte does not travel over UD.
+rm -f /tmp/psock.ready /tmp/psock.stop
+$inB python3 "$RDMA_KMOD_SRC/selftests/vm/ipoib_psock.py" $ifB $((60 * tf)) \
+	/tmp/psock.ready /tmp/psock.stop > /tmp/psock.out 2>&1 &
+pp=$!
+$inB timeout $((30 * tf)) tcpdump -i $ifB -e -n -c 6 > /tmp/tcpdump.out 2>&1 &
+tp=$!
+for _ in $(seq $((60 * tf))); do
+	[ -e /tmp/psock.ready ] && grep -q "listening on" /tmp/tcpdump.out && break
+	sleep 0.5
+done
+ip neigh flush dev $ifA
+ping -c 3 -i 0.5 -W 5 $B4 > /dev/null 2>&1 || bad "ping $B4 after a neighbour flush"
+sleep 1
+touch /tmp/psock.stop
+wait $pp
+a=$(echo "$addrA" | tr -d :) b=$(echo "$addrB" | tr -d :)
+grep -q "^1 0806 00${a#??} " /tmp/psock.out &&
+	ok "packet socket on $ifB: the broadcast ARP's sender is 00${a#??}" ||
+	bad "packet socket on $ifB: no broadcast ARP from 00${a#??}"
+qa=$(echo $a | cut -c3-8)
+grep -q "^0 0800 00$qa" /tmp/psock.out &&
+	ok "packet socket on $ifB: unicast IPv4 from QPN $qa" ||
+	bad "packet socket on $ifB: no unicast IPv4 from QPN $qa"
+grep -q "^4 [0-9a-f]* $b " /tmp/psock.out &&
+	ok "packet socket on $ifB: what it sends is from $b" ||
+	bad "packet socket on $ifB: nothing outgoing from $b"
+[ $fails = 0 ] || cat /tmp/psock.out
+wait $tp
+echo "tcpdump -e on $ifB:"; cat /tmp/tcpdump.out
+grep -q "ICMP echo request" /tmp/tcpdump.out && ok "tcpdump on $ifB decodes IPoIB packets" ||
+	bad "tcpdump -i $ifB -e shows no ICMP echo request"
+
+echo "--- bad datagrams from the wire"
+read -r macA < /sys/class/net/vethA/address
+qpnA=0x$(cut -c4-11 $net/$ifA/address | tr -d :)
+python3 "$RDMA_KMOD_SRC/selftests/vm/ipoib_inject.py" vethB "$macA" \
+	"$(port_attr sib0 lid)" "$(port_attr sib1 lid)" $qpnA 0x0b1b $ifA $A4 ||
+	bad "ipoib_inject.py ($? failures)"
+
+echo "--- module parameters (those of the stock ib_ipoib)"
+for p in max_nonsrq_conn_qp=128 mcast_debug_level=0 send_queue_size=128 \
+	recv_queue_size=256 debug_level=0; do
+	expect_eq "parameter ${p%=*}" "$(cat /sys/module/ib_ipoib/parameters/${p%=*} 2>&1)" ${p#*=}
+done
+
 echo "--- IPv6"
 ping -6 -c 3 -i 0.3 -W 5 $B6 > /tmp/ping.out 2>&1 &&
 	ok "ping -6 $ifA -> $ifB: $(grep -o '[0-9]* packets received' /tmp/ping.out)" ||
@@ -217,13 +269,36 @@ echo 0x8002 > $net/$ifA/delete_child || bad "delete_child 0x8002"
 [ -d $net/$cA ] && bad "$cA still there" || ok "delete_child removed $cA"
 
 echo "--- teardown"
-# sib1 goes under its live interface (and child), in the namespace.
-rdma link delete sib1 || bad "rdma link delete sib1"
+# sib1 goes under its live interface (and child), in the namespace, with
+# datagrams flowing both ways.
+blast='
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    try:
+        s.sendto(bytes(1000), (sys.argv[1], 9))
+    except OSError:
+        time.sleep(0.01)
+'
+python3 -c "$blast" $B4 $((15 * tf)) &
+b1=$!
+$inB python3 -c "$blast" $A4 $((15 * tf)) &
+b2=$!
+sleep 3
+timeout $((60 * tf)) rdma link delete sib1 && ok "sib1 deleted under traffic" ||
+	bad "rdma link delete sib1"
+wait $b1 $b2
 $inB ip link show $ifB >/dev/null 2>&1 && bad "$ifB outlived sib1" || ok "$ifB went with sib1"
 $inB ip link show cB >/dev/null 2>&1 && bad "cB outlived sib1" || ok "cB went with sib1"
 ip netns del $ns
-rmmod ib_ipoib && ok "ib_ipoib unloaded under a live $ifA" || bad "rmmod ib_ipoib"
-[ -d $net/$ifA ] && bad "$ifA outlived ib_ipoib" || ok "$ifA gone"
+# children of both kinds, up, go with the module
+echo 0x8002 > $net/$ifA/create_child && ip link add link $ifA name cY type ipoib pkey 0x8002 &&
+	ip link set $cA up && ip link set cY up || bad "children for the unload"
+timeout $((60 * tf)) rmmod ib_ipoib && ok "ib_ipoib unloaded under a live $ifA, $cA and cY" ||
+	bad "rmmod ib_ipoib"
+[ -d $net/$ifA ] || [ -d $net/$cA ] || [ -d $net/cY ] && bad "an interface outlived ib_ipoib" ||
+	ok "$ifA, $cA, cY gone"
 osm_stop
 grep -E "ERR [0-9A-F]{4}" $osm/opensm.log | head -5
 rdma link delete sib0 || bad "rdma link delete sib0"

@@ -12,7 +12,8 @@
 # 30000-byte IPv6 ones) go
 # unfragmented (IP FragCreates unchanged, a handful of netdev packets) over
 # RC QPs that `rdma resource show qp` lists on both ports; a neighbour
-# flush takes the outbound link with it, the next ping makes a new one;
+# flush takes the outbound link with it, the next ping makes a new one; a
+# packet socket sees the sender's whole address (RC flag, QPN, GID);
 # iperf3 and a
 # 16 MiB TCP transfer compared by sha256 in connected mode; both ends
 # switched to datagram and back during an iperf3 run; the MTU rules
@@ -48,6 +49,11 @@ frags() { # [NSEXEC]: IP fragments created so far
 
 rc_qps() { # LINK: RC QPs on it
 	rdma resource show qp link "$1/1" 2>/dev/null | grep -c "type RC"
+}
+
+rc_list() { # LINK: the QPNs of its RC QPs, in one line
+	rdma resource show qp link "$1/1" 2>/dev/null | awk '/type RC/ { print $4 }' |
+		sort -n | tr '\n' ' '
 }
 
 ping() { busybox ping "$@"; }
@@ -139,17 +145,43 @@ nA=$(rc_qps sib0) nB=$(rc_qps sib1)
 [ "$nA" -ge 2 ] && [ "$nB" -ge 2 ] && ok "RC QPs: $nA on sib0, $nB on sib1" ||
 	bad "RC QPs: $nA on sib0, $nB on sib1: $(rdma resource show qp)"
 
-# the neighbour flushed: the outbound link to it goes, the next ping makes one
+# The neighbour flushed: the outbound link to it goes, the next ping makes
+# one. Watched by QPN: a count may see the old link's end and a new link
+# (other traffic) as no change, and a dump racing a QP's end may be empty.
+before=$(rc_list sib0) gone=""
 ip neigh flush dev $ifA
 for _ in $(seq $((20 * tf))); do
-	[ "$(rc_qps sib0)" -lt "$nA" ] && break
+	now=$(rc_list sib0)
+	if [ -n "$now" ]; then
+		for q in $before; do
+			case " $now " in *" $q "*) ;; *) gone=$q ;; esac
+		done
+	fi
+	[ -n "$gone" ] && break
 	sleep 0.5
 done
-[ "$(rc_qps sib0)" -lt "$nA" ] && ok "neighbour flushed: RC QPs on sib0 $nA -> $(rc_qps sib0)" ||
-	bad "neighbour flushed, RC QPs on sib0 still $(rc_qps sib0)"
+[ -n "$gone" ] && ok "neighbour flushed: RC QP $gone on sib0 went ($before-> $now)" ||
+	bad "neighbour flushed, RC QPs on sib0 still $now"
 ping_big "" $B4 60000 2 && ok "ping -s 60000 after the neighbour flush" ||
 	bad "ping -s 60000 after the neighbour flush: $(tail -3 /tmp/ping_cm.out)"
 expect_eq "RC QPs on sib0 again" "$(rc_qps sib0)" "$nA"
+# over RC, a packet socket sees the sender's whole address, RC flag too
+rm -f /tmp/psock.ready /tmp/psock.stop
+$inB python3 "$RDMA_KMOD_SRC/selftests/vm/ipoib_psock.py" $ifB $((60 * tf)) \
+	/tmp/psock.ready /tmp/psock.stop > /tmp/psock_cm.out 2>&1 &
+pp=$!
+for _ in $(seq $((60 * tf))); do
+	[ -e /tmp/psock.ready ] && break
+	sleep 0.5
+done
+ping_big "" $B4 60000 2 || bad "ping -s 60000 for the packet socket"
+touch /tmp/psock.stop
+wait $pp
+a=$(tr -d : < $net/$ifA/address)
+# a 60000-byte IPv4 packet can only have come over RC
+awk -v a=$a '$1 == 0 && $2 == "0800" && $4 > 60000 { print $3 }' /tmp/psock_cm.out |
+	grep -q "^$a$" && ok "packet socket on $ifB: a 60000-byte ping's sender is $a" ||
+	{ bad "packet socket on $ifB: no 60000-byte ping from $a"; cat /tmp/psock_cm.out; }
 [ $fails = 0 ] || show_state
 
 echo "--- bulk in connected mode"

@@ -28,6 +28,25 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_sa.h>
+
+/*
+ * The indexes of one send ring, the UD one or an outbound RC link's: head
+ * moves on xmit (netdev TX lock), tail on completions. A ring that fills
+ * up stops the netdev queue and counts in priv->tx_full until it drained
+ * to half (or went): the queue wakes when no ring is full.
+ */
+struct ipoib_txq {
+	unsigned int	head;
+	unsigned int	tail;
+	bool		full;		/* priv->tx_lock */
+};
+
+/* What a send holds until it completes, on either kind of ring. */
+struct ipoib_tx_buf {
+	struct sk_buff	*skb;
+	u64		dma;
+};
+
 #include "ipoib_cm.h"
 
 #define IPOIB_DRV_NAME		"ib_ipoib"
@@ -40,9 +59,10 @@ struct ipoib_wire_hdr {
 
 #define IPOIB_WIRE_LEN		sizeof(struct ipoib_wire_hdr)
 /*
- * Our header_ops push the destination's 20-byte hardware address in
- * front of the wire header; xmit reads and strips it. A pushed header
- * survives qdiscs and requeueing, skb->cb would not.
+ * The link header is 24 bytes: a 20-byte hardware address, then the wire
+ * header. Our header_ops push the destination's address; xmit reads and
+ * strips it (a pushed header survives qdiscs and requeueing, skb->cb
+ * would not). A received packet gets the sender's address there.
  */
 #define IPOIB_DEST_LEN		INFINIBAND_ALEN
 #define IPOIB_HARD_LEN		(IPOIB_DEST_LEN + IPOIB_WIRE_LEN)
@@ -60,6 +80,24 @@ struct ipoib_wire_hdr {
 extern struct ib_sa_client ipoib_sa_client;
 extern int ipoib_sendq_size;
 extern int ipoib_recvq_size;
+extern int ipoib_debug_level;
+extern int ipoib_mc_debug_level;
+
+/*
+ * Debug messages: through dynamic debug, or every one of them when the
+ * debug_level (multicast: mcast_debug_level) parameter is above 0.
+ */
+#define ipoib_dbg_level(level, priv, fmt, ...)				\
+do {									\
+	if (READ_ONCE(level) > 0)					\
+		netdev_info((priv)->dev, fmt, ##__VA_ARGS__);		\
+	else								\
+		netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);		\
+} while (0)
+#define ipoib_dbg(priv, fmt, ...)					\
+	ipoib_dbg_level(ipoib_debug_level, priv, fmt, ##__VA_ARGS__)
+#define ipoib_mc_dbg(priv, fmt, ...)					\
+	ipoib_dbg_level(ipoib_mc_debug_level, priv, fmt, ##__VA_ARGS__)
 extern const struct attribute_group ipoib_parent_attrs;
 extern const struct attribute_group ipoib_legacy_child_attrs;
 extern struct rtnl_link_ops ipoib_link_ops;
@@ -78,9 +116,8 @@ struct ipoib_rx_slot {
 };
 
 struct ipoib_tx_slot {
-	struct sk_buff	*skb;
-	u64		dma;
-	struct ipoib_ah	*ah;
+	struct ipoib_tx_buf	buf;
+	struct ipoib_ah		*ah;
 };
 
 enum ipoib_flush_bits {
@@ -118,8 +155,12 @@ struct ipoib_priv {
 	unsigned int		rx_buf_len;	/* GRH + IB MTU */
 	struct ipoib_rx_slot	*rx_ring;
 	struct ipoib_tx_slot	*tx_ring;
-	unsigned int		tx_head;	/* xmit */
-	unsigned int		tx_tail;	/* completions */
+	struct ipoib_txq	txq;
+
+	/* The queue's stop and wake over every send ring (BH lock). */
+	spinlock_t		tx_lock;
+	unsigned int		tx_full;	/* rings full */
+	bool			tx_open;	/* xmit may send */
 
 	struct mutex		op_mutex;
 	bool			admin_up;	/* op_mutex */
@@ -156,6 +197,11 @@ static inline struct ipoib_priv *ipoib_priv(const struct net_device *dev)
 	return netdev_priv(dev);
 }
 
+static inline unsigned int ipoib_txq_used(const struct ipoib_txq *q)
+{
+	return READ_ONCE(q->head) - READ_ONCE(q->tail);
+}
+
 /* ipoib_main.c */
 void ipoib_netdev_setup(struct net_device *dev);
 int ipoib_priv_prepare(struct ipoib_priv *priv, struct ib_device *ca,
@@ -186,6 +232,18 @@ void ipoib_rings_reclaim(struct ipoib_priv *priv);
 void ipoib_cq_drain(struct ipoib_priv *priv);
 void ipoib_ud_send(struct ipoib_priv *priv, struct sk_buff *skb,
 		   struct ipoib_ah *ah, u32 dqpn);
+bool ipoib_tx_post(struct ipoib_priv *priv, struct ipoib_txq *q,
+		   struct ib_qp *qp, struct ib_send_wr *wr,
+		   struct ipoib_tx_buf *buf, struct sk_buff *skb,
+		   unsigned int max_len);
+void ipoib_tx_buf_free(struct ipoib_priv *priv, struct ipoib_tx_buf *buf,
+		       bool sent);
+void ipoib_txq_done(struct ipoib_priv *priv, struct ipoib_txq *q);
+void ipoib_txq_forget(struct ipoib_priv *priv, struct ipoib_txq *q);
+void ipoib_tx_open(struct ipoib_priv *priv);
+void ipoib_tx_close(struct ipoib_priv *priv);
+void ipoib_rx_up(struct ipoib_priv *priv, struct napi_struct *napi,
+		 struct sk_buff *skb, const u8 *src);
 int ipoib_poll(struct napi_struct *napi, int budget);
 void ipoib_cq_event(struct ib_cq *cq, void *ctx);
 void ipoib_tx_wait_idle(struct ipoib_priv *priv, unsigned int ms);

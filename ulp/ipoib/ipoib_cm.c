@@ -140,9 +140,18 @@ int ipoib_cm_set_mode(struct ipoib_priv *priv, bool connected)
 		dev->priv_flags &= ~IFF_XMIT_DST_RELEASE;
 		dev->max_mtu = cm->max_mtu;
 		ret = dev_set_mtu(dev, cm->max_mtu);
+		if (ret) {
+			/* Refused (a notifier): datagram mode as it was. */
+			spin_lock_bh(&priv->lock);
+			WRITE_ONCE(cm->connected, false);
+			spin_unlock_bh(&priv->lock);
+			dev->priv_flags |= IFF_XMIT_DST_RELEASE;
+			dev->max_mtu = priv->max_ud_mtu;
+			return ret;
+		}
 		netdev_info(dev, "connected mode: unicast to RC peers over RC, MTU %u\n",
 			    dev->mtu);
-		return ret;
+		return 0;
 	}
 
 	ipoib_cm_out_flush(priv);

@@ -21,6 +21,7 @@
 #define IPOIB_CM_H
 
 #include <linux/hashtable.h>
+#include <linux/if_infiniband.h>
 #include <linux/rwsem.h>
 #include <linux/xarray.h>
 #include <rdma/ib_cm.h>
@@ -58,11 +59,6 @@ struct ipoib_cm_rx_slot {
 	u64		page_dma[IPOIB_CM_RX_PAGES];
 };
 
-struct ipoib_cm_tx_slot {
-	struct sk_buff	*skb;
-	u64		dma;
-};
-
 /* A passive connection: its QP receives on the SRQ. */
 struct ipoib_cm_in {
 	struct list_head	entry;		/* priv->lock */
@@ -71,6 +67,7 @@ struct ipoib_cm_in {
 	struct ib_cm_id		*cm_id;
 	struct ib_qp		*qp;
 	unsigned long		last_rx;
+	u8			peer[INFINIBAND_ALEN];	/* its hw address */
 	struct rcu_head		rcu;
 };
 
@@ -94,9 +91,8 @@ struct ipoib_cm_out {
 	struct ib_cm_id		*cm_id;
 	struct ib_qp		*qp;
 	unsigned int		mtu;		/* the peer's, IP bytes */
-	struct ipoib_cm_tx_slot	*ring;
-	unsigned int		head;		/* xmit */
-	unsigned int		tail;		/* completions */
+	struct ipoib_tx_buf	*ring;
+	struct ipoib_txq	txq;
 	struct sk_buff_head	waiting;	/* priv->lock */
 	unsigned long		retry_at;
 	unsigned long		last_tx;

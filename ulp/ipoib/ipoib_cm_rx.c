@@ -13,6 +13,7 @@
  * non-zero), when idle too long (the reaper), or with the interface;
  * whoever sets its "taken" flag tears it down.
  */
+#include <asm/unaligned.h>
 #include "ipoib.h"
 
 static unsigned int ipoib_cm_pages_used(unsigned int len)
@@ -28,7 +29,11 @@ static int ipoib_cm_head_new(struct ipoib_priv *priv,
 	struct sk_buff *skb;
 	u64 dma;
 
-	/* 12 bytes more put the IP header, after the 4-byte one, on 16. */
+	/*
+	 * 12 bytes more put the IP header, after the 4-byte one, on 16.
+	 * The sender's address goes into the headroom in front.
+	 */
+	BUILD_BUG_ON(NET_SKB_PAD + 12 < IPOIB_DEST_LEN);
 	skb = __netdev_alloc_skb(priv->dev, IPOIB_CM_RX_HEAD + 12, gfp);
 	if (!skb)
 		return -ENOMEM;
@@ -126,22 +131,8 @@ static int ipoib_cm_rx_fill(struct ipoib_priv *priv)
 	return 0;
 }
 
-/* The packet in @skb's head (and frags) to the stack. */
-static void ipoib_cm_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb)
-{
-	struct net_device *dev = priv->dev;
-	struct ipoib_wire_hdr *hdr = (void *)skb->data;
-
-	skb->protocol = hdr->proto;
-	skb_reset_mac_header(skb);
-	skb_pull(skb, IPOIB_WIRE_LEN);
-	skb->pkt_type = PACKET_HOST;
-	skb->dev = dev;
-	skb->ip_summed = CHECKSUM_NONE;
-	dev->stats.rx_packets++;
-	dev->stats.rx_bytes += skb->len;
-	napi_gro_receive(&priv->cm.napi, skb);
-}
+/* The sender of a packet whose link is gone already. */
+static const u8 ipoib_cm_nobody[INFINIBAND_ALEN];
 
 /* A receive completion from the SRQ (NAPI, under rcu_read_lock). */
 void ipoib_cm_rx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
@@ -166,13 +157,15 @@ void ipoib_cm_rx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
 	if (in && time_after(jiffies, READ_ONCE(in->last_rx) + HZ))
 		WRITE_ONCE(in->last_rx, jiffies);
 
+	/* More than the buffer holds is the device's error: dropped. */
 	len = wc->byte_len;
-	if (len < IPOIB_WIRE_LEN) {
+	used = ipoib_cm_pages_used(len);
+	if (len < IPOIB_WIRE_LEN || used > cm->rx_pages) {
 		dev->stats.rx_length_errors++;
+		dev->stats.rx_errors++;
 		goto repost;
 	}
 	/* Fresh memory for what the packet took, or it is dropped. */
-	used = ipoib_cm_pages_used(len);
 	if (ipoib_cm_head_new(priv, &fresh, GFP_ATOMIC))
 		goto nomem;
 	for (i = 0; i < used; i++)
@@ -198,7 +191,8 @@ void ipoib_cm_rx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
 	slot->head_dma = fresh.head_dma;
 	if (ipoib_cm_rx_post(priv, n))
 		dev->stats.rx_errors++;
-	ipoib_cm_rx_deliver(priv, skb);
+	skb->pkt_type = PACKET_HOST;
+	ipoib_rx_up(priv, &cm->napi, skb, in ? in->peer : ipoib_cm_nobody);
 	return;
 
 nomem:
@@ -269,12 +263,21 @@ static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *ev)
 {
 	const struct ib_cm_req_event_param *req = &ev->param.req_rcvd;
+	const struct ipoib_cm_wire_data *pdata = ev->private_data;
 	struct ipoib_cm_state *cm = &priv->cm;
 	struct ib_cm_rep_param rep = {};
 	struct ipoib_cm_wire_data data;
 	struct ipoib_cm_in *in;
+	u32 peer_qpn;
 	bool room;
 	int ret;
+
+	/* The peer's UD QPN (its high byte is not ours to read). */
+	peer_qpn = pdata ? be32_to_cpu(pdata->qpn) & IPOIB_MC_QPN : 0;
+	if (!peer_qpn || peer_qpn == IPOIB_MC_QPN || !req->primary_path) {
+		ipoib_dbg(priv, "REQ refused: UD QPN %#x\n", peer_qpn);
+		return -EINVAL;
+	}
 
 	down_read(&cm->accepting);
 	spin_lock_bh(&priv->lock);
@@ -283,8 +286,8 @@ static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 		cm->n_in++;
 	spin_unlock_bh(&priv->lock);
 	if (!room) {
-		netdev_dbg(priv->dev, "REQ refused: %u inbound links\n",
-			   cm->n_in);
+		ipoib_dbg(priv, "REQ refused: %u inbound links\n",
+			  cm->n_in);
 		up_read(&cm->accepting);
 		return -ENOMEM;
 	}
@@ -297,6 +300,10 @@ static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 	INIT_LIST_HEAD(&in->entry);
 	in->priv = priv;
 	in->cm_id = cm_id;
+	/* Its address, as the link header of what it sends us. */
+	put_unaligned_be32(peer_qpn, in->peer);
+	in->peer[0] = IPOIB_HWADDR_RC;
+	memcpy(in->peer + 4, req->primary_path->dgid.raw, sizeof(union ib_gid));
 	in->qp = ipoib_cm_in_qp(priv, in);
 	if (IS_ERR(in->qp)) {
 		ret = PTR_ERR(in->qp);
@@ -336,7 +343,7 @@ static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 	ret = ib_send_cm_rep(cm_id, &rep);
 	up_read(&cm->accepting);
 	if (ret) {
-		netdev_dbg(priv->dev, "REP not sent: %d\n", ret);
+		ipoib_dbg(priv, "REP not sent: %d\n", ret);
 		/* Someone else took it: they destroy the cm_id. */
 		if (!ipoib_cm_in_take(priv, in))
 			return 0;
@@ -356,7 +363,7 @@ unroom:
 	cm->n_in--;
 	spin_unlock_bh(&priv->lock);
 	up_read(&cm->accepting);
-	netdev_dbg(priv->dev, "REQ refused: %d\n", ret);
+	ipoib_dbg(priv, "REQ refused: %d\n", ret);
 	return ret;
 }
 
@@ -482,8 +489,8 @@ void ipoib_cm_in_reap(struct ipoib_priv *priv)
 	spin_unlock_bh(&priv->lock);
 	list_for_each_entry_safe(in, tmp, &old, entry) {
 		list_del_init(&in->entry);
-		netdev_dbg(priv->dev, "inbound link QP %#x idle, closed\n",
-			   in->qp->qp_num);
+		ipoib_dbg(priv, "inbound link QP %#x idle, closed\n",
+			  in->qp->qp_num);
 		ipoib_cm_in_free(priv, in);
 	}
 }

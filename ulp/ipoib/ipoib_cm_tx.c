@@ -163,17 +163,16 @@ struct ipoib_cm_out *ipoib_cm_pick(struct ipoib_priv *priv,
 }
 
 /*
- * Connected mode, a unicast packet on its way to UD (a peer without the
- * RC flag, a failed link): the stack sized it for the RC MTU. One larger
- * than a UD packet carries is dropped with an ICMP "fragmentation needed"
- * (IPv6: "packet too big") to its local sender, so that the path MTU to
- * that peer comes down to the UD MTU. True if @skb was consumed.
+ * @skb, sized for the interface's MTU, is larger than the @mtu of the way
+ * it must take (UD, or an RC link to a peer with a smaller MTU): it is
+ * dropped with an ICMP "fragmentation needed" (IPv6: "packet too big")
+ * to its local sender, so that the path MTU to that peer comes down.
+ * True if @skb was consumed.
  */
-bool ipoib_cm_ud_too_big(struct ipoib_priv *priv, struct sk_buff *skb)
+static bool ipoib_cm_too_big(struct ipoib_priv *priv, struct sk_buff *skb,
+			     unsigned int mtu)
 {
-	unsigned int mtu = READ_ONCE(priv->mcast_mtu);
-
-	if (!READ_ONCE(priv->cm.connected) || skb->len <= IPOIB_HARD_LEN + mtu)
+	if (skb->len <= IPOIB_HARD_LEN + mtu)
 		return false;
 	if (skb->protocol == htons(ETH_P_IP))
 		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
@@ -187,76 +186,29 @@ bool ipoib_cm_ud_too_big(struct ipoib_priv *priv, struct sk_buff *skb)
 	return true;
 }
 
-static unsigned int ipoib_cm_out_used(const struct ipoib_cm_out *out)
+/*
+ * Connected mode, a unicast packet on its way to UD (a peer without the
+ * RC flag, a failed link): the stack sized it for the RC MTU.
+ */
+bool ipoib_cm_ud_too_big(struct ipoib_priv *priv, struct sk_buff *skb)
 {
-	return READ_ONCE(out->head) - READ_ONCE(out->tail);
+	return READ_ONCE(priv->cm.connected) &&
+	       ipoib_cm_too_big(priv, skb, READ_ONCE(priv->mcast_mtu));
 }
 
 /* One RC SEND of @skb (its data at the destination address) on @out. */
 void ipoib_cm_send(struct ipoib_priv *priv, struct ipoib_cm_out *out,
 		   struct sk_buff *skb)
 {
-	struct net_device *dev = priv->dev;
-	unsigned int n = out->head & (priv->tx_size - 1);
-	struct ipoib_cm_tx_slot *slot = &out->ring[n];
+	unsigned int n = out->txq.head & (priv->tx_size - 1);
 	struct ib_send_wr wr = {};
-	struct ib_sge sge;
 
-	skb_pull(skb, IPOIB_DEST_LEN);
-	if (skb_linearize(skb))
-		goto drop;
-	if (unlikely(skb->len > out->mtu + IPOIB_WIRE_LEN))
-		goto drop;
-	if (unlikely(ipoib_cm_out_used(out) >= priv->tx_size))
-		goto drop;
-
-	slot->dma = ib_dma_map_single(priv->ca, skb->data, skb->len,
-				      DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(priv->ca, slot->dma))
-		goto drop;
-	sge.addr = slot->dma;
-	sge.length = skb->len;
-	sge.lkey = priv->pd->local_dma_lkey;
+	if (ipoib_cm_too_big(priv, skb, out->mtu))
+		return;
 	wr.wr_id = IPOIB_CM_WRID_TX | (u64)out->id << 32 | n;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	slot->skb = skb;
-	if (unlikely(ib_post_send(out->qp, &wr, NULL))) {
-		ib_dma_unmap_single(priv->ca, slot->dma, skb->len,
-				    DMA_TO_DEVICE);
-		slot->skb = NULL;
-		goto drop;
-	}
-	WRITE_ONCE(out->last_tx, jiffies);
-	netif_trans_update(dev);
-	WRITE_ONCE(out->head, out->head + 1);
-	if (ipoib_cm_out_used(out) >= priv->tx_size) {
-		netif_stop_queue(dev);
-		smp_mb();
-		if (ipoib_cm_out_used(out) < priv->tx_size)
-			netif_wake_queue(dev);
-	}
-	return;
-
-drop:
-	dev_core_stats_tx_dropped_inc(dev);
-	dev_kfree_skb_any(skb);
-}
-
-static void ipoib_cm_tx_slot_free(struct ipoib_priv *priv,
-				  struct ipoib_cm_tx_slot *slot, bool sent)
-{
-	struct sk_buff *skb = slot->skb;
-
-	ib_dma_unmap_single(priv->ca, slot->dma, skb->len, DMA_TO_DEVICE);
-	if (sent) {
-		priv->dev->stats.tx_packets++;
-		priv->dev->stats.tx_bytes += skb->len;
-	}
-	dev_consume_skb_any(skb);
-	slot->skb = NULL;
+	if (ipoib_tx_post(priv, &out->txq, out->qp, &wr, &out->ring[n], skb,
+			  out->mtu + IPOIB_WIRE_LEN))
+		WRITE_ONCE(out->last_tx, jiffies);
 }
 
 /* A send completion (NAPI, under rcu_read_lock). */
@@ -266,27 +218,22 @@ void ipoib_cm_tx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
 	unsigned int n = (u32)wc->wr_id;
 	struct net_device *dev = priv->dev;
 	struct ipoib_cm_out *out;
-	struct ipoib_cm_tx_slot *slot;
+	struct ipoib_tx_buf *buf;
 
 	out = xa_load(&priv->cm.out_ids, id);
 	if (!out || n >= priv->tx_size)
 		return;
-	slot = &out->ring[n];
-	if (!slot->skb)
+	buf = &out->ring[n];
+	if (!buf->skb)
 		return;
-	ipoib_cm_tx_slot_free(priv, slot, wc->status == IB_WC_SUCCESS);
+	ipoib_tx_buf_free(priv, buf, wc->status == IB_WC_SUCCESS);
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		dev->stats.tx_errors++;
-		netdev_dbg(dev, "RC send to QPN %#x failed: %s\n", out->dqpn,
-			   ib_wc_status_msg(wc->status));
+		ipoib_dbg(priv, "RC send to QPN %#x failed: %s\n", out->dqpn,
+			  ib_wc_status_msg(wc->status));
 		ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 	}
-	WRITE_ONCE(out->tail, out->tail + 1);
-
-	smp_mb();
-	if (netif_queue_stopped(dev) &&
-	    ipoib_cm_out_used(out) <= priv->tx_size / 2)
-		netif_wake_queue(dev);
+	ipoib_txq_done(priv, &out->txq);
 }
 
 /* ------------------------------------------------------------ ib_cm */
@@ -325,8 +272,8 @@ static void ipoib_cm_out_rep(struct ipoib_priv *priv, struct ipoib_cm_out *out,
 		skb_queue_splice_init(&out->waiting, &q);
 	}
 	spin_unlock_bh(&priv->lock);
-	netdev_dbg(priv->dev, "RC link to QPN %#x up, MTU %u\n", out->dqpn,
-		   out->mtu);
+	ipoib_dbg(priv, "RC link to QPN %#x up, MTU %u\n", out->dqpn,
+		  out->mtu);
 	/* Back through the qdisc: they find the link up now. */
 	while ((skb = __skb_dequeue(&q)))
 		dev_queue_xmit(skb);
@@ -335,8 +282,8 @@ static void ipoib_cm_out_rep(struct ipoib_priv *priv, struct ipoib_cm_out *out,
 reject:
 	ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
 fail:
-	netdev_dbg(priv->dev, "RC link to QPN %#x: bad REP: %d\n", out->dqpn,
-		   ret);
+	ipoib_dbg(priv, "RC link to QPN %#x: bad REP: %d\n", out->dqpn,
+		  ret);
 	priv->dev->stats.tx_errors++;
 	ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 }
@@ -353,8 +300,8 @@ static int ipoib_cm_out_handler(struct ib_cm_id *cm_id,
 		break;
 	case IB_CM_REQ_ERROR:
 	case IB_CM_REJ_RECEIVED:
-		netdev_dbg(priv->dev, "RC link to QPN %#x refused (%d)\n",
-			   out->dqpn, ev->event);
+		ipoib_dbg(priv, "RC link to QPN %#x refused (%d)\n",
+			  out->dqpn, ev->event);
 		priv->dev->stats.tx_errors++;
 		ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 		break;
@@ -455,7 +402,6 @@ static void ipoib_cm_out_destroy(struct ipoib_priv *priv,
 	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
 	struct ipoib_cm_out *out, *tmp;
 	unsigned long end;
-	bool wake;
 
 	if (list_empty(dead))
 		return;
@@ -470,7 +416,8 @@ static void ipoib_cm_out_destroy(struct ipoib_priv *priv,
 			continue;
 		ib_modify_qp(out->qp, &a, IB_QP_STATE);
 		end = jiffies + 2 * HZ;
-		while (ipoib_cm_out_used(out) && time_before(jiffies, end))
+		while (ipoib_txq_used(&out->txq) &&
+		       time_before(jiffies, end))
 			usleep_range(1000, 2000);
 	}
 	list_for_each_entry(out, dead, dead) {
@@ -485,24 +432,20 @@ static void ipoib_cm_out_destroy(struct ipoib_priv *priv,
 
 	list_for_each_entry_safe(out, tmp, dead, dead) {
 		list_del(&out->dead);
-		while (ipoib_cm_out_used(out)) {
-			struct ipoib_cm_tx_slot *slot =
-				&out->ring[out->tail & (priv->tx_size - 1)];
+		while (ipoib_txq_used(&out->txq)) {
+			struct ipoib_tx_buf *buf =
+				&out->ring[out->txq.tail & (priv->tx_size - 1)];
 
-			if (slot->skb)
-				ipoib_cm_tx_slot_free(priv, slot, false);
-			out->tail++;
+			if (buf->skb)
+				ipoib_tx_buf_free(priv, buf, false);
+			out->txq.tail++;
 		}
+		/* A full ring stopped the queue: not for it any more. */
+		ipoib_txq_forget(priv, &out->txq);
 		ipoib_cm_drop_queue(priv, &out->waiting);
 		kfree(out->ring);
 		kfree(out);
 	}
-
-	spin_lock_bh(&priv->lock);
-	wake = priv->cm.running;
-	spin_unlock_bh(&priv->lock);
-	if (wake && netif_queue_stopped(priv->dev))
-		netif_wake_queue(priv->dev);
 }
 
 /* Connects the new links, destroys the retired ones. */
@@ -526,8 +469,8 @@ again:
 		spin_unlock_bh(&priv->lock);
 		ret = ipoib_cm_out_connect(priv, out);
 		if (ret) {
-			netdev_dbg(priv->dev, "RC link to QPN %#x: %d\n",
-				   out->dqpn, ret);
+			ipoib_dbg(priv, "RC link to QPN %#x: %d\n",
+				  out->dqpn, ret);
 			priv->dev->stats.tx_errors++;
 			ipoib_cm_out_fail(priv, out, IPOIB_CM_RETRY);
 		}

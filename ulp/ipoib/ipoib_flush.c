@@ -38,7 +38,7 @@ int ipoib_ib_up(struct ipoib_priv *priv)
 	local_bh_disable();
 	napi_schedule(&priv->napi);
 	local_bh_enable();
-	netif_wake_queue(dev);
+	ipoib_tx_open(priv);
 	ipoib_mc_start(priv);
 	/* Without it, unicast stays on UD. */
 	ipoib_cm_up(priv);
@@ -56,7 +56,7 @@ void ipoib_ib_down(struct ipoib_priv *priv)
 {
 	if (!priv->ib_up)
 		return;
-	netif_tx_disable(priv->dev);
+	ipoib_tx_close(priv);
 	ipoib_cm_down(priv);
 	ipoib_mc_stop(priv);
 	ipoib_path_flush(priv);
@@ -114,7 +114,7 @@ void ipoib_flush_work(struct work_struct *work)
 					       flush_work);
 	unsigned long level = xchg(&priv->flush_pending, 0);
 
-	netdev_dbg(priv->dev, "flush %#lx\n", level);
+	ipoib_dbg(priv, "flush %#lx\n", level);
 	mutex_lock(&priv->op_mutex);
 	if (!priv->admin_up)
 		goto out;

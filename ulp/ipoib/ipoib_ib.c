@@ -5,6 +5,7 @@
  * and the NAPI poll that takes completions of both off the one CQ.
  */
 #include <linux/delay.h>
+#include <asm/unaligned.h>
 #include <rdma/ib_hdrs.h>
 #include "ipoib.h"
 
@@ -111,28 +112,22 @@ static void ipoib_rx_drop_slot(struct ipoib_priv *priv, unsigned int i)
 	slot->skb = NULL;
 }
 
-/* Hands the buffer to the stack as an IP/ARP packet, or drops it. */
-static void ipoib_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb,
-			     const struct ib_wc *wc)
+/*
+ * @skb (data at the 4-byte IPoIB header) to the stack. In front of that
+ * header goes the sender's hardware address @src, as far as it is known:
+ * the 24 bytes are the link header (hard_header_len), as in a packet we
+ * send, so that packet sockets (through header_ops->parse) and GRO, which
+ * compares link headers, see the right bytes. Shared with connected mode.
+ */
+void ipoib_rx_up(struct ipoib_priv *priv, struct napi_struct *napi,
+		 struct sk_buff *skb, const u8 *src)
 {
 	struct net_device *dev = priv->dev;
-	const struct ib_grh *grh = (const void *)skb->data;
-	struct ipoib_wire_hdr *hdr;
 
-	skb_put(skb, wc->byte_len);
-	if (skb->len < IPOIB_GRH_LEN + IPOIB_WIRE_LEN)
-		goto drop;
-
-	skb->pkt_type = PACKET_HOST;
-	if ((wc->wc_flags & IB_WC_GRH) && grh->dgid.raw[0] == 0xff)
-		skb->pkt_type = ipoib_is_bcast_mgid(priv, grh->dgid.raw) ?
-				PACKET_BROADCAST : PACKET_MULTICAST;
-	skb_pull(skb, IPOIB_GRH_LEN);
-
-	hdr = (void *)skb->data;
-	skb->protocol = hdr->proto;
+	skb->protocol = ((struct ipoib_wire_hdr *)skb->data)->proto;
+	memcpy(skb_push(skb, IPOIB_DEST_LEN), src, IPOIB_DEST_LEN);
 	skb_reset_mac_header(skb);
-	skb_pull(skb, IPOIB_WIRE_LEN);
+	skb_pull(skb, IPOIB_HARD_LEN);
 	skb->dev = dev;
 	skb->ip_summed = CHECKSUM_NONE;
 
@@ -140,12 +135,40 @@ static void ipoib_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb,
 	dev->stats.rx_bytes += skb->len;
 	if (skb->pkt_type == PACKET_MULTICAST)
 		dev->stats.multicast++;
-	napi_gro_receive(&priv->napi, skb);
-	return;
+	napi_gro_receive(napi, skb);
+}
 
-drop:
-	dev->stats.rx_length_errors++;
-	dev_kfree_skb_any(skb);
+/* Hands the buffer (GRH area, IPoIB header, packet) up, or drops it. */
+static void ipoib_rx_deliver(struct ipoib_priv *priv, struct sk_buff *skb,
+			     const struct ib_wc *wc)
+{
+	const struct ib_grh *grh = (const void *)skb->data;
+	u8 src[INFINIBAND_ALEN] = {};
+
+	/* The device wrote no more than the buffer: a bad one is dropped. */
+	if (wc->byte_len < IPOIB_GRH_LEN + IPOIB_WIRE_LEN ||
+	    wc->byte_len > priv->rx_buf_len) {
+		priv->dev->stats.rx_length_errors++;
+		priv->dev->stats.rx_errors++;
+		dev_kfree_skb_any(skb);
+		return;
+	}
+	skb_put(skb, wc->byte_len);
+
+	/*
+	 * The sender: its UD QPN; its GID only from a GRH (its flags byte
+	 * never travels). Read before the address overwrites the GRH area.
+	 */
+	put_unaligned_be32(wc->src_qp & IPOIB_MC_QPN, src);
+	skb->pkt_type = PACKET_HOST;
+	if (wc->wc_flags & IB_WC_GRH) {
+		memcpy(src + 4, grh->sgid.raw, sizeof(grh->sgid.raw));
+		if (grh->dgid.raw[0] == 0xff)
+			skb->pkt_type = ipoib_is_bcast_mgid(priv, grh->dgid.raw) ?
+					PACKET_BROADCAST : PACKET_MULTICAST;
+	}
+	skb_pull(skb, IPOIB_GRH_LEN);
+	ipoib_rx_up(priv, &priv->napi, skb, src);
 }
 
 static void ipoib_rx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
@@ -190,94 +213,163 @@ repost:
 
 /* ------------------------------------------------------------ send */
 
-static unsigned int ipoib_tx_used(const struct ipoib_priv *priv)
+/* tx_lock held: @q is not full any more; the last full ring wakes. */
+static void ipoib_txq_unfull(struct ipoib_priv *priv, struct ipoib_txq *q)
 {
-	return READ_ONCE(priv->tx_head) - READ_ONCE(priv->tx_tail);
+	q->full = false;
+	if (!--priv->tx_full && priv->tx_open)
+		netif_wake_queue(priv->dev);
 }
 
-static void ipoib_tx_slot_free(struct ipoib_priv *priv,
-			       struct ipoib_tx_slot *slot, bool sent)
+/* The last post filled @q (BHs off, under the netdev TX lock). */
+static void ipoib_txq_stop(struct ipoib_priv *priv, struct ipoib_txq *q)
 {
-	struct sk_buff *skb = slot->skb;
-
-	ib_dma_unmap_single(priv->ca, slot->dma, skb->len, DMA_TO_DEVICE);
-	if (sent) {
-		priv->dev->stats.tx_packets++;
-		priv->dev->stats.tx_bytes += skb->len;
+	spin_lock(&priv->tx_lock);
+	netif_stop_queue(priv->dev);
+	if (!q->full) {
+		q->full = true;
+		priv->tx_full++;
 	}
-	dev_consume_skb_any(skb);
-	ipoib_ah_put(slot->ah);
-	slot->skb = NULL;
-	slot->ah = NULL;
+	/* Pairs with ipoib_txq_done(): it sees full, or we see its tail. */
+	smp_mb();
+	if (ipoib_txq_used(q) <= priv->tx_size / 2)
+		ipoib_txq_unfull(priv, q);
+	spin_unlock(&priv->tx_lock);
+}
+
+/* A send on @q completed (NAPI). */
+void ipoib_txq_done(struct ipoib_priv *priv, struct ipoib_txq *q)
+{
+	WRITE_ONCE(q->tail, q->tail + 1);
+	smp_mb();
+	if (!READ_ONCE(q->full))
+		return;
+	spin_lock(&priv->tx_lock);
+	if (q->full && ipoib_txq_used(q) <= priv->tx_size / 2)
+		ipoib_txq_unfull(priv, q);
+	spin_unlock(&priv->tx_lock);
+}
+
+/* @q goes (an RC link torn down): it holds the queue no longer. */
+void ipoib_txq_forget(struct ipoib_priv *priv, struct ipoib_txq *q)
+{
+	spin_lock_bh(&priv->tx_lock);
+	if (q->full)
+		ipoib_txq_unfull(priv, q);
+	spin_unlock_bh(&priv->tx_lock);
+}
+
+/* Sends may go: no ring is full (bring-up, every ring empty). */
+void ipoib_tx_open(struct ipoib_priv *priv)
+{
+	spin_lock_bh(&priv->tx_lock);
+	priv->txq.full = false;
+	priv->tx_full = 0;
+	WRITE_ONCE(priv->tx_open, true);
+	spin_unlock_bh(&priv->tx_lock);
+	netif_wake_queue(priv->dev);
 }
 
 /*
- * Sends @skb (its data at the destination address we pushed) as one UD
- * message. Called with the netdev TX lock held or from process context
- * with BHs off through dev_queue_xmit(), so one sender at a time.
+ * No more sends, and no completion wakes the queue while the rings are
+ * taken apart. Once this returns no xmit runs.
  */
+void ipoib_tx_close(struct ipoib_priv *priv)
+{
+	spin_lock_bh(&priv->tx_lock);
+	WRITE_ONCE(priv->tx_open, false);
+	spin_unlock_bh(&priv->tx_lock);
+	netif_tx_disable(priv->dev);
+}
+
+void ipoib_tx_buf_free(struct ipoib_priv *priv, struct ipoib_tx_buf *buf,
+		       bool sent)
+{
+	struct sk_buff *skb = buf->skb;
+
+	ib_dma_unmap_single(priv->ca, buf->dma, skb->len, DMA_TO_DEVICE);
+	if (sent) {
+		priv->dev->stats.tx_packets++;
+		priv->dev->stats.tx_bytes += skb->len;
+		dev_consume_skb_any(skb);
+	} else {
+		dev_kfree_skb_any(skb);
+	}
+	buf->skb = NULL;
+}
+
+/*
+ * One SEND of @skb (its data at the destination address we pushed) on
+ * @qp, the UD QP or an RC link's, whose ring @q holds @buf: the address
+ * goes, the rest (at most @max_len bytes) is mapped and posted with @wr
+ * (wr_id, and for UD the address, set by the caller). The netdev TX lock
+ * is held: one sender per ring. False if @skb was dropped (counted).
+ */
+bool ipoib_tx_post(struct ipoib_priv *priv, struct ipoib_txq *q,
+		   struct ib_qp *qp, struct ib_send_wr *wr,
+		   struct ipoib_tx_buf *buf, struct sk_buff *skb,
+		   unsigned int max_len)
+{
+	unsigned int head = q->head;
+	struct ib_sge sge;
+
+	skb_pull(skb, IPOIB_DEST_LEN);
+	if (skb_linearize(skb) || unlikely(skb->len > max_len) ||
+	    unlikely(ipoib_txq_used(q) >= priv->tx_size))
+		goto drop;
+	buf->dma = ib_dma_map_single(priv->ca, skb->data, skb->len,
+				     DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(priv->ca, buf->dma))
+		goto drop;
+
+	sge.addr = buf->dma;
+	sge.length = skb->len;
+	sge.lkey = priv->pd->local_dma_lkey;
+	wr->opcode = IB_WR_SEND;
+	wr->send_flags = IB_SEND_SIGNALED;
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	/* A soft device may complete before ib_post_send() returns. */
+	buf->skb = skb;
+	WRITE_ONCE(q->head, head + 1);
+	if (unlikely(ib_post_send(qp, wr, NULL))) {
+		WRITE_ONCE(q->head, head);
+		ib_dma_unmap_single(priv->ca, buf->dma, skb->len,
+				    DMA_TO_DEVICE);
+		buf->skb = NULL;
+		goto drop;
+	}
+	netif_trans_update(priv->dev);
+	if (ipoib_txq_used(q) >= priv->tx_size)
+		ipoib_txq_stop(priv, q);
+	return true;
+
+drop:
+	dev_core_stats_tx_dropped_inc(priv->dev);
+	dev_kfree_skb_any(skb);
+	return false;
+}
+
+/* @skb as one UD message to @dqpn through @ah. */
 void ipoib_ud_send(struct ipoib_priv *priv, struct sk_buff *skb,
 		   struct ipoib_ah *ah, u32 dqpn)
 {
-	struct net_device *dev = priv->dev;
-	unsigned int n = priv->tx_head & (priv->tx_size - 1);
+	unsigned int n = priv->txq.head & (priv->tx_size - 1);
 	struct ipoib_tx_slot *slot = &priv->tx_ring[n];
-	struct ib_sge sge;
 	struct ib_ud_wr wr = {};
-	int ret;
 
-	skb_pull(skb, IPOIB_DEST_LEN);
-	if (skb_linearize(skb))
-		goto drop;
-	if (unlikely(skb->len > priv->max_ud_mtu + IPOIB_WIRE_LEN))
-		goto drop;
-	if (unlikely(ipoib_tx_used(priv) >= priv->tx_size))
-		goto drop;
-
-	slot->dma = ib_dma_map_single(priv->ca, skb->data, skb->len,
-				      DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(priv->ca, slot->dma))
-		goto drop;
-
-	sge.addr = slot->dma;
-	sge.length = skb->len;
-	sge.lkey = priv->pd->local_dma_lkey;
 	wr.wr.wr_id = n | IPOIB_WRID_TX;
-	wr.wr.opcode = IB_WR_SEND;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
 	wr.ah = ah->ah;
 	wr.remote_qpn = dqpn;
 	wr.remote_qkey = priv->qkey;
-
+	/* The send holds the AH until it completes. */
 	ipoib_ah_get(ah);
 	slot->ah = ah;
-	slot->skb = skb;
-	ret = ib_post_send(priv->qp, &wr.wr, NULL);
-	if (unlikely(ret)) {
-		ib_dma_unmap_single(priv->ca, slot->dma, skb->len,
-				    DMA_TO_DEVICE);
-		slot->skb = NULL;
+	if (!ipoib_tx_post(priv, &priv->txq, priv->qp, &wr.wr, &slot->buf,
+			   skb, priv->max_ud_mtu + IPOIB_WIRE_LEN)) {
 		slot->ah = NULL;
 		ipoib_ah_put(ah);
-		goto drop;
 	}
-	netif_trans_update(dev);
-	WRITE_ONCE(priv->tx_head, priv->tx_head + 1);
-
-	if (ipoib_tx_used(priv) >= priv->tx_size) {
-		netif_stop_queue(dev);
-		/* A completion may have freed room meanwhile. */
-		smp_mb();
-		if (ipoib_tx_used(priv) < priv->tx_size)
-			netif_wake_queue(dev);
-	}
-	return;
-
-drop:
-	dev_core_stats_tx_dropped_inc(dev);
-	dev_kfree_skb_any(skb);
 }
 
 static void ipoib_tx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
@@ -288,17 +380,14 @@ static void ipoib_tx_done(struct ipoib_priv *priv, const struct ib_wc *wc)
 	if (WARN_ON_ONCE(n >= priv->tx_size))
 		return;
 	slot = &priv->tx_ring[n];
-	if (WARN_ON_ONCE(!slot->skb))
+	if (WARN_ON_ONCE(!slot->buf.skb))
 		return;
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		priv->dev->stats.tx_errors++;
-	ipoib_tx_slot_free(priv, slot, wc->status == IB_WC_SUCCESS);
-	WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
-
-	smp_mb();
-	if (netif_queue_stopped(priv->dev) &&
-	    ipoib_tx_used(priv) <= priv->tx_size / 2)
-		netif_wake_queue(priv->dev);
+	ipoib_tx_buf_free(priv, &slot->buf, wc->status == IB_WC_SUCCESS);
+	ipoib_ah_put(slot->ah);
+	slot->ah = NULL;
+	ipoib_txq_done(priv, &priv->txq);
 }
 
 /* Waits (the QP in error) until every send has completed or @ms passed. */
@@ -306,7 +395,7 @@ void ipoib_tx_wait_idle(struct ipoib_priv *priv, unsigned int ms)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
 
-	while (ipoib_tx_used(priv) && time_before(jiffies, end))
+	while (ipoib_txq_used(&priv->txq) && time_before(jiffies, end))
 		usleep_range(1000, 2000);
 }
 
@@ -380,13 +469,16 @@ void ipoib_rings_reclaim(struct ipoib_priv *priv)
 {
 	unsigned int i;
 
-	while (ipoib_tx_used(priv)) {
+	while (ipoib_txq_used(&priv->txq)) {
 		struct ipoib_tx_slot *slot =
-			&priv->tx_ring[priv->tx_tail & (priv->tx_size - 1)];
+			&priv->tx_ring[priv->txq.tail & (priv->tx_size - 1)];
 
-		if (slot->skb)
-			ipoib_tx_slot_free(priv, slot, false);
-		WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
+		if (slot->buf.skb) {
+			ipoib_tx_buf_free(priv, &slot->buf, false);
+			ipoib_ah_put(slot->ah);
+			slot->ah = NULL;
+		}
+		WRITE_ONCE(priv->txq.tail, priv->txq.tail + 1);
 	}
 	for (i = 0; i < priv->rx_size; i++)
 		ipoib_rx_drop_slot(priv, i);

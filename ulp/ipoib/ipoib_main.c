@@ -21,12 +21,24 @@ MODULE_DESCRIPTION("IP-over-InfiniBand net driver (rdma-kmod)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RTNL_LINK("ipoib");
 
+/* The parameters of the in-tree module, with its names, types and modes. */
+static int ipoib_max_nonsrq_conn_qp = 128;
+module_param_named(max_nonsrq_conn_qp, ipoib_max_nonsrq_conn_qp, int, 0444);
+MODULE_PARM_DESC(max_nonsrq_conn_qp,
+		 "Max number of connected-mode QPs per interface (applied only if shared receive queue is not available)");
+int ipoib_mc_debug_level;
+module_param_named(mcast_debug_level, ipoib_mc_debug_level, int, 0644);
+MODULE_PARM_DESC(mcast_debug_level,
+		 "Enable multicast debug tracing if > 0");
 int ipoib_sendq_size = 128;
 int ipoib_recvq_size = 256;
 module_param_named(send_queue_size, ipoib_sendq_size, int, 0444);
 MODULE_PARM_DESC(send_queue_size, "Number of descriptors in send queue");
 module_param_named(recv_queue_size, ipoib_recvq_size, int, 0444);
 MODULE_PARM_DESC(recv_queue_size, "Number of descriptors in receive queue");
+int ipoib_debug_level;
+module_param_named(debug_level, ipoib_debug_level, int, 0644);
+MODULE_PARM_DESC(debug_level, "Enable debug tracing if > 0");
 
 struct ib_sa_client ipoib_sa_client;
 
@@ -54,8 +66,33 @@ static int ipoib_hard_header(struct sk_buff *skb, struct net_device *dev,
 	return IPOIB_HARD_LEN;
 }
 
+/*
+ * The sender's address, for packet sockets (sll_addr): a received packet
+ * carries it in its link header; one we send carries the destination's
+ * there, its sender is us.
+ */
+static int ipoib_header_parse(const struct sk_buff *skb, unsigned char *haddr)
+{
+	if (skb->pkt_type == PACKET_OUTGOING)
+		memcpy(haddr, skb->dev->dev_addr, INFINIBAND_ALEN);
+	else
+		memcpy(haddr, skb_mac_header(skb), INFINIBAND_ALEN);
+	return INFINIBAND_ALEN;
+}
+
+/* A raw packet socket's frame: the EtherType of its wire header. */
+static __be16 ipoib_header_parse_protocol(const struct sk_buff *skb)
+{
+	const struct ipoib_wire_hdr *wire;
+
+	wire = (const void *)(skb_mac_header(skb) + IPOIB_DEST_LEN);
+	return wire->proto;
+}
+
 static const struct header_ops ipoib_header_ops = {
-	.create = ipoib_hard_header,
+	.create		= ipoib_hard_header,
+	.parse		= ipoib_header_parse,
+	.parse_protocol	= ipoib_header_parse_protocol,
 };
 
 /* ------------------------------------------------------------ netdev ops */
@@ -114,11 +151,16 @@ static void ipoib_ndo_uninit(struct net_device *dev)
 
 	ib_unregister_event_handler(&priv->events);
 	cancel_work_sync(&priv->flush_work);
-	cancel_delayed_work_sync(&priv->mtu_work);
 	mutex_lock(&priv->op_mutex);
 	priv->admin_up = false;
 	ipoib_ib_down(priv);
 	mutex_unlock(&priv->op_mutex);
+	/*
+	 * Only now: the multicast work (stopped above) queues it. Left for
+	 * destroy_workqueue(), it would requeue itself forever as we hold
+	 * the rtnl it tries to take.
+	 */
+	cancel_delayed_work_sync(&priv->mtu_work);
 	/* No path answer may touch us after this. */
 	ipoib_queries_wait(priv);
 	ipoib_child_unlink(priv);
@@ -164,7 +206,7 @@ static netdev_tx_t ipoib_xmit(struct sk_buff *skb, struct net_device *dev)
 	union ib_gid gid;
 	u32 dqpn;
 
-	if (unlikely(skb->len < IPOIB_HARD_LEN || !READ_ONCE(priv->ib_up))) {
+	if (unlikely(skb->len < IPOIB_HARD_LEN || !READ_ONCE(priv->tx_open))) {
 		dev_core_stats_tx_dropped_inc(dev);
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
@@ -256,6 +298,7 @@ void ipoib_netdev_setup(struct net_device *dev)
 	INIT_LIST_HEAD(&priv->groups);
 	hash_init(priv->paths);
 	spin_lock_init(&priv->lock);
+	spin_lock_init(&priv->tx_lock);
 	mutex_init(&priv->op_mutex);
 	INIT_DELAYED_WORK(&priv->mc_work, ipoib_mc_work);
 	INIT_WORK(&priv->path_work, ipoib_path_work);
@@ -424,6 +467,11 @@ static int __init ipoib_init(void)
 
 	ipoib_sendq_size = ipoib_queue_size(ipoib_sendq_size, 128, 8192);
 	ipoib_recvq_size = ipoib_queue_size(ipoib_recvq_size, 2, 8192);
+	/*
+	 * Connected mode here always has an SRQ, which this limit does not
+	 * apply to: taken, within its range, for the same command lines.
+	 */
+	ipoib_max_nonsrq_conn_qp = clamp(ipoib_max_nonsrq_conn_qp, 0, 4096);
 
 	ib_sa_register_client(&ipoib_sa_client);
 	ret = rtnl_link_register(&ipoib_link_ops);

@@ -288,8 +288,8 @@ static void ipoib_group_setup(struct ipoib_priv *priv, struct ipoib_group *g)
 	spin_unlock_bh(&priv->lock);
 
 	if (g == priv->bcast) {
-		netdev_dbg(priv->dev, "joined the broadcast group, MLID %#x\n",
-			   be16_to_cpu(g->rec.mlid));
+		ipoib_mc_dbg(priv, "joined the broadcast group, MLID %#x\n",
+			     be16_to_cpu(g->rec.mlid));
 		netif_carrier_on(priv->dev);
 	}
 	while ((skb = __skb_dequeue(&q)))
@@ -318,8 +318,8 @@ static void ipoib_group_retry(struct ipoib_priv *priv, struct ipoib_group *g)
 		g->backoff = g->backoff ? min_t(unsigned long, g->backoff * 2,
 						IPOIB_JOIN_BACKOFF_MAX) : HZ;
 		if (g == priv->bcast || !g->sendonly)
-			netdev_dbg(priv->dev, "join of %pI6 failed: %d\n",
-				   g->mgid.raw, g->status);
+			ipoib_mc_dbg(priv, "join of %pI6 failed: %d\n",
+				     g->mgid.raw, g->status);
 	}
 	g->retry_at = jiffies + g->backoff;
 }

@@ -92,8 +92,15 @@ static int ipoib_nl_newlink(struct net *src_net, struct net_device *dev,
 	ret = register_netdevice(dev);
 	if (ret)
 		return ret;
-	/* Checked above: cannot fail. */
-	return ipoib_nl_mode(priv, data);
+	/*
+	 * rtnl frees the netdev of a failed newlink without unregistering
+	 * it: from here on, fail no more. The mode was checked above; an
+	 * MTU that a notifier refuses leaves the child in datagram mode.
+	 */
+	ret = ipoib_nl_mode(priv, data);
+	if (ret)
+		netdev_warn(dev, "mode not changed: %d\n", ret);
+	return 0;
 }
 
 static void ipoib_nl_dellink(struct net_device *dev, struct list_head *head)

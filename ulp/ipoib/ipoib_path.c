@@ -207,8 +207,8 @@ static void ipoib_path_answer(int status, struct sa_path_rec *rec,
 		ipoib_ah_put(ah);
 	if (!ok) {
 		if (!unhooked)
-			netdev_dbg(priv->dev, "no path to %pI6: %d\n",
-				   p->dgid.raw, status);
+			ipoib_dbg(priv, "no path to %pI6: %d\n",
+				  p->dgid.raw, status);
 		ipoib_drop_list(priv->dev, &q);
 	}
 	/* Back through the qdisc: they now find the path ready. */

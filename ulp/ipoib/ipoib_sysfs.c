@@ -94,23 +94,32 @@ static int ipoib_parse_pkey(const char *buf, u16 *pkey, bool creating)
 	return 0;
 }
 
-static ssize_t create_child_store(struct device *d,
-				  struct device_attribute *attr,
-				  const char *buf, size_t count)
+/* create_child, delete_child: a P_Key, then the child's birth or end. */
+static ssize_t ipoib_child_store(struct device *d, const char *buf,
+				 size_t count, bool creating)
 {
+	struct ipoib_priv *priv = ipoib_dev_priv(d);
 	u16 pkey;
 	int ret;
 
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
-	ret = ipoib_parse_pkey(buf, &pkey, true);
+	ret = ipoib_parse_pkey(buf, &pkey, creating);
 	if (ret)
 		return ret;
 	if (!rtnl_trylock())
 		return restart_syscall();
-	ret = ipoib_legacy_child_add(ipoib_dev_priv(d), pkey);
+	ret = creating ? ipoib_legacy_child_add(priv, pkey) :
+			 ipoib_legacy_child_del(priv, pkey);
 	rtnl_unlock();
 	return ret ?: count;
+}
+
+static ssize_t create_child_store(struct device *d,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	return ipoib_child_store(d, buf, count, true);
 }
 static DEVICE_ATTR_WO(create_child);
 
@@ -118,19 +127,7 @@ static ssize_t delete_child_store(struct device *d,
 				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	u16 pkey;
-	int ret;
-
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	ret = ipoib_parse_pkey(buf, &pkey, false);
-	if (ret)
-		return ret;
-	if (!rtnl_trylock())
-		return restart_syscall();
-	ret = ipoib_legacy_child_del(ipoib_dev_priv(d), pkey);
-	rtnl_unlock();
-	return ret ?: count;
+	return ipoib_child_store(d, buf, count, false);
 }
 static DEVICE_ATTR_WO(delete_child);
 
