@@ -23,17 +23,8 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/sib.sh"
 
-if [ "$RDMA_KMOD_STACK" = stock ]; then
-	ok "stock kernel: no sib link type, nothing to test"
-	finish
-	exit
-fi
+need_sib
 need_opensm
-
-ns=ipoibB
-# not 192.0.2.0/24: the VM's eth0 has an address there
-A4=198.18.77.1 B4=198.18.77.2 A6=fd00:1b::1 B6=fd00:1b::2
-C4A=198.18.78.1 C4B=198.18.78.2
 
 perf_rcv() { # DEV: PortRcvPkts of its port, through its PMA
 	perfquery -C "$1" -P 1 | sed -n "s/^PortRcvPkts:\.*//p"
@@ -41,13 +32,6 @@ perf_rcv() { # DEV: PortRcvPkts of its port, through its PMA
 
 stat_of() { # [NSEXEC] IF COUNTER
 	$1 cat $net/$2/statistics/$3
-}
-
-inB="ip netns exec $ns"
-
-# busybox's: Debian's iputils-ping is not in every image
-ping() {
-	busybox ping "$@"
 }
 
 # what went wrong, when something did
@@ -60,27 +44,7 @@ show_state() {
 	dmesg | grep -iE "ipoib|ib[01]|sib" | tail -40
 }
 
-modprobe ib_umad || die "modprobe ib_umad"
-sib_pair || die "sib0, sib1 on a veth pair"
-mkdir -p $osm
-# The default partition and 0x8002, each with its IPoIB broadcast group.
-cat > $osm/partitions.conf <<EOF
-Default=0x7fff, ipoib, defmember=full : ALL=full ;
-part2=0x8002, ipoib, defmember=full : ALL=full ;
-EOF
-
-echo "--- OpenSM sweeps"
-osm_up -P $osm/partitions.conf || die "sib0, sib1 not ACTIVE under OpenSM"
-
-echo "--- ib_ipoib"
-modprobe ib_ipoib || die "modprobe ib_ipoib"
-ulp_ours ib_ipoib
-# its debug messages (flushes, failed joins and paths) for the log
-echo "module ib_ipoib +p" > /sys/kernel/debug/dynamic_debug/control 2>/dev/null
-sleep 1
-ifA=$(ipoib_of sib0) && ifB=$(ipoib_of sib1) ||
-	die "no IPoIB interface per sib port: $(ls $net)"
-ok "sib0 has $ifA, sib1 has $ifB"
+sib_ipoib_up 0x8002
 for i in $ifA $ifB; do
 	d=$(ip -d link show $i)
 	echo "$d" | grep -q "link/infiniband" && echo "$d" | grep -q "ipoib pkey 0xffff mode datagram" &&
@@ -92,17 +56,7 @@ expect_eq "$ifA broadcast address" "$(cat $net/$ifA/broadcast)" \
 qpn=$(cut -c1-11 $net/$ifA/address)
 [ "$qpn" != 00:00:00:00 ] && ok "$ifA address carries QPN $qpn" || bad "$ifA QPN $qpn"
 
-ip netns add $ns || die "netns"
-ip link set $ifB netns $ns || die "$ifB into $ns"
-ip addr add $A4/24 dev $ifA && ip -6 addr add $A6/64 dev $ifA nodad || die "addresses on $ifA"
-$inB ip addr add $B4/24 dev $ifB && $inB ip -6 addr add $B6/64 dev $ifB nodad ||
-	die "addresses on $ifB"
-# TCG under load: an SA query may take longer than ARP's 3 s
-echo 10 > /proc/sys/net/ipv4/neigh/$ifA/mcast_solicit
-$inB sh -c "echo 10 > /proc/sys/net/ipv4/neigh/$ifB/mcast_solicit"
-ip link set $ifA up && $inB ip link set $ifB up && $inB ip link set lo up || die "links up"
-carrier_on "" $ifA && ok "$ifA carrier on (broadcast group joined)" || bad "$ifA: no carrier"
-carrier_on "$inB" $ifB && ok "$ifB carrier on" || bad "$ifB: no carrier"
+ipoib_netns_up ipoibB 198.18.77 fd00:1b
 expect_eq "$ifA MTU from the broadcast group" "$(cat $net/$ifA/mtu)" 2044
 expect_eq "$ifB MTU" "$($inB cat $net/$ifB/mtu)" 2044
 
@@ -189,42 +143,8 @@ n=$(ip -6 neigh show $B6 dev $ifA)
 echo "$n" | grep -q "lladdr $addrB " && ok "ND on $ifA: $B6 is $addrB" || bad "ND on $ifA: $n"
 
 echo "--- bulk"
-if command -v iperf3 >/dev/null; then
-	$inB timeout 60 iperf3 -s -1 -B $B4 > /tmp/iperf.srv 2>&1 &
-	sp=$!
-	$inB sh -c ". $RDMA_KMOD_SRC/selftests/lib.sh; wait_tcp_listen 5201" || true
-	iperf3 -c $B4 -t 3 > /tmp/iperf.out 2>&1 &&
-		ok "iperf3 over IPoIB: $(grep receiver /tmp/iperf.out | sed 's/  */ /g')" ||
-		bad "iperf3: $(tail -3 /tmp/iperf.out)"
-	wait $sp
-fi
-head -c $((16 << 20)) /dev/urandom > /tmp/ipoib.in
-$inB python3 -c '
-import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.settimeout(60); s.bind((sys.argv[1], 5300)); s.listen(1)
-c, _ = s.accept(); c.settimeout(60)
-with open("/tmp/ipoib.out", "wb") as f:
-    while True:
-        b = c.recv(65536)
-        if not b:
-            break
-        f.write(b)
-' $B4 &
-sp=$!
-$inB sh -c ". $RDMA_KMOD_SRC/selftests/lib.sh; wait_tcp_listen 5300" || true
-python3 -c '
-import socket, sys
-s = socket.create_connection((sys.argv[1], 5300), timeout=120)
-with open("/tmp/ipoib.in", "rb") as f:
-    s.sendall(f.read())
-s.close()
-' $B4 || bad "bulk sender"
-wait $sp
-sa=$(sha256sum < /tmp/ipoib.in) sb=$(sha256sum < /tmp/ipoib.out)
-[ "$sa" = "$sb" ] && ok "16 MiB over TCP/IPoIB, sha256 equal" ||
-	bad "bulk transfer: $(stat -c %s /tmp/ipoib.out) bytes, sha256 differs"
-rm -f /tmp/ipoib.in /tmp/ipoib.out
+iperf_to_ns "over IPoIB"
+bulk_to_ns "TCP/IPoIB" 5300
 
 [ $fails = 0 ] || show_state
 echo "--- sysfs"
@@ -238,6 +158,7 @@ echo 1 > $net/$ifA/umcast && expect_eq "umcast set" "$(cat $net/$ifA/umcast)" 1
 echo 0 > $net/$ifA/umcast
 
 echo "--- P_Key children"
+C4A=198.18.78.1 C4B=198.18.78.2
 echo 0x8002 > $net/$ifA/create_child || bad "create_child 0x8002"
 cA=$ifA.8002
 [ -d $net/$cA ] && ok "create_child made $cA" || bad "no $cA: $(ls $net)"
@@ -289,9 +210,7 @@ sleep 3
 timeout $((60 * tf)) rdma link delete sib1 && ok "sib1 deleted under traffic" ||
 	bad "rdma link delete sib1"
 wait $b1 $b2
-$inB ip link show $ifB >/dev/null 2>&1 && bad "$ifB outlived sib1" || ok "$ifB went with sib1"
-$inB ip link show cB >/dev/null 2>&1 && bad "cB outlived sib1" || ok "cB went with sib1"
-ip netns del $ns
+gone_with_sib1 $ifB cB
 # children of both kinds, up, go with the module
 echo 0x8002 > $net/$ifA/create_child && ip link add link $ifA name cY type ipoib pkey 0x8002 &&
 	ip link set $cA up && ip link set cY up || bad "children for the unload"
@@ -299,8 +218,6 @@ timeout $((60 * tf)) rmmod ib_ipoib && ok "ib_ipoib unloaded under a live $ifA, 
 	bad "rmmod ib_ipoib"
 [ -d $net/$ifA ] || [ -d $net/$cA ] || [ -d $net/cY ] && bad "an interface outlived ib_ipoib" ||
 	ok "$ifA, $cA, cY gone"
-osm_stop
-grep -E "ERR [0-9A-F]{4}" $osm/opensm.log | head -5
-rdma link delete sib0 || bad "rdma link delete sib0"
-ip link del vethA
+osm_end
+sib_unpair sib0
 finish

@@ -31,17 +31,8 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/sib.sh"
 
-if [ "$RDMA_KMOD_STACK" = stock ]; then
-	ok "stock kernel: no sib link type, nothing to test"
-	finish
-	exit
-fi
+need_sib
 need_opensm
-
-ns=ipoibcmB
-A4=198.18.79.1 B4=198.18.79.2 A6=fd00:1c::1 B6=fd00:1c::2
-C4A=198.18.80.1 C4B=198.18.80.2
-inB="ip netns exec $ns"
 
 frags() { # [NSEXEC]: IP fragments created so far
 	${1:-} awk '/^Ip: [0-9]/ { print $NF }' /proc/net/snmp
@@ -56,12 +47,8 @@ rc_list() { # LINK: the QPNs of its RC QPs, in one line
 		sort -n | tr '\n' ' '
 }
 
-ping() { busybox ping "$@"; }
-
-# listening_in_B PORT: a TCP listener on PORT in the namespace (one exec:
-# wait_tcp_listen reads the /proc/net/tcp of the namespace it runs in)
-listening_in_B() {
-	$inB sh -c ". $RDMA_KMOD_SRC/selftests/lib.sh; wait_tcp_listen $1 $((200 * tf))"
+tx_errors_above() { # N: more than N transmit errors on ifA
+	[ "$(cat $net/$ifA/statistics/tx_errors)" -gt "$1" ]
 }
 
 # ping_big [NSEXEC] DEST SIZE COUNT: all answered
@@ -77,38 +64,13 @@ show_state() {
 	dmesg | grep -iE "ipoib|ib[01]|sib" | tail -40
 }
 
-modprobe ib_umad || die "modprobe ib_umad"
-sib_pair || die "sib0, sib1 on a veth pair"
-mkdir -p $osm
-cat > $osm/partitions.conf <<EOF
-Default=0x7fff, ipoib, defmember=full : ALL=full ;
-part2=0x8002, ipoib, defmember=full : ALL=full ;
-EOF
-
-echo "--- OpenSM sweeps"
-osm_up -P $osm/partitions.conf || die "sib0, sib1 not ACTIVE under OpenSM"
-
-echo "--- ib_ipoib"
-modprobe ib_ipoib || die "modprobe ib_ipoib"
-ulp_ours ib_ipoib
-echo "module ib_ipoib +p" > /sys/kernel/debug/dynamic_debug/control 2>/dev/null
-sleep 1
-ifA=$(ipoib_of sib0) && ifB=$(ipoib_of sib1) || die "no IPoIB interface per sib port"
-ok "sib0 has $ifA, sib1 has $ifB"
+sib_ipoib_up 0x8002
 for i in $ifA $ifB; do
 	expect_eq "$i advertises RC (flags byte 0x80)" "$(cut -c1-2 $net/$i/address)" 80
 done
 expect_eq "$ifA mode by default" "$(cat $net/$ifA/mode)" datagram
 
-ip netns add $ns || die "netns"
-ip link set $ifB netns $ns || die "$ifB into $ns"
-ip addr add $A4/24 dev $ifA && $inB ip addr add $B4/24 dev $ifB || die "addresses"
-ip -6 addr add $A6/64 dev $ifA nodad && $inB ip -6 addr add $B6/64 dev $ifB nodad ||
-	die "IPv6 addresses"
-echo 10 > /proc/sys/net/ipv4/neigh/$ifA/mcast_solicit
-$inB sh -c "echo 10 > /proc/sys/net/ipv4/neigh/$ifB/mcast_solicit"
-ip link set $ifA up && $inB ip link set $ifB up && $inB ip link set lo up || die "links up"
-carrier_on "" $ifA && carrier_on "$inB" $ifB && ok "carrier on both" || die "no carrier"
+ipoib_netns_up ipoibcmB 198.18.79 fd00:1c || die "no carrier"
 
 echo "--- to connected mode"
 echo connected > $net/$ifA/mode && ok "$ifA: sysfs mode connected" || bad "sysfs mode connected"
@@ -185,42 +147,8 @@ awk -v a=$a '$1 == 0 && $2 == "0800" && $4 > 60000 { print $3 }' /tmp/psock_cm.o
 [ $fails = 0 ] || show_state
 
 echo "--- bulk in connected mode"
-if command -v iperf3 >/dev/null; then
-	$inB timeout 60 iperf3 -s -1 -B $B4 > /tmp/iperf_cm.srv 2>&1 &
-	sp=$!
-	listening_in_B 5201 || bad "no iperf3 server in $ns"
-	iperf3 -c $B4 -t 3 > /tmp/iperf_cm.out 2>&1 &&
-		ok "iperf3: $(grep receiver /tmp/iperf_cm.out | sed 's/  */ /g')" ||
-		bad "iperf3: $(tail -3 /tmp/iperf_cm.out)"
-	wait $sp
-fi
-head -c $((16 << 20)) /dev/urandom > /tmp/ipoib_cm.in
-$inB python3 -c '
-import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.settimeout(60); s.bind((sys.argv[1], 5301)); s.listen(1)
-c, _ = s.accept(); c.settimeout(60)
-with open("/tmp/ipoib_cm.out", "wb") as f:
-    while True:
-        b = c.recv(65536)
-        if not b:
-            break
-        f.write(b)
-' $B4 &
-sp=$!
-listening_in_B 5301 || bad "no bulk receiver in $ns"
-python3 -c '
-import socket, sys
-s = socket.create_connection((sys.argv[1], 5301), timeout=120)
-with open("/tmp/ipoib_cm.in", "rb") as f:
-    s.sendall(f.read())
-s.close()
-' $B4 || bad "bulk sender"
-wait $sp
-sa=$(sha256sum < /tmp/ipoib_cm.in) sb=$(sha256sum < /tmp/ipoib_cm.out)
-[ "$sa" = "$sb" ] && ok "16 MiB over TCP in connected mode, sha256 equal" ||
-	bad "bulk: $(stat -c %s /tmp/ipoib_cm.out) bytes, sha256 differs"
-rm -f /tmp/ipoib_cm.in /tmp/ipoib_cm.out
+iperf_to_ns "in connected mode"
+bulk_to_ns "connected mode" 5301
 [ $fails = 0 ] || show_state
 
 echo "--- mode switches under load"
@@ -228,7 +156,7 @@ echo "--- mode switches under load"
 # asserted (TCP meets MTUs changing under it), what follows is
 $inB timeout $((60 * tf)) iperf3 -s -1 -B $B4 > /dev/null 2>&1 &
 sp=$!
-listening_in_B 5201 || bad "no iperf3 server in $ns"
+ns_listening 5201 || bad "no iperf3 server in $ns"
 iperf3 -c $B4 -t 8 > /tmp/iperf_cm2.out 2>&1 &
 cp=$!
 sleep 3
@@ -294,11 +222,7 @@ ip neigh replace $B4 lladdr "80:$bogus:$($inB cut -c13- $net/$ifB/address)" dev 
 errA=$(cat $net/$ifA/statistics/tx_errors)
 ping -c 2 -s 1000 -W 3 $B4 > /dev/null 2>&1 && bad "a ping to QPN $bogus answered" ||
 	ok "ping to QPN $bogus unanswered"
-for _ in $(seq $((10 * tf))); do
-	[ "$(cat $net/$ifA/statistics/tx_errors)" -gt "$errA" ] && break
-	sleep 1
-done
-[ "$(cat $net/$ifA/statistics/tx_errors)" -gt "$errA" ] && ok "the REJ counted in tx_errors" ||
+wait_until 10 tx_errors_above "$errA" && ok "the REJ counted in tx_errors" ||
 	bad "tx_errors $errA -> $(cat $net/$ifA/statistics/tx_errors)"
 dmesg | grep -q "RC link to QPN 0x$(echo $bogus | tr -d : | sed 's/^0*//') refused" &&
 	ok "dmesg: RC link to QPN $bogus refused" || bad "no 'refused' line for QPN $bogus"
@@ -319,6 +243,7 @@ ip link del cmX
 [ $fails = 0 ] || show_state
 
 echo "--- P_Key 0x8002 children in connected mode"
+C4A=198.18.80.1 C4B=198.18.80.2
 echo 0x8002 > $net/$ifA/create_child || bad "create_child 0x8002"
 cA=$ifA.8002
 echo connected > $net/$cA/mode && expect_eq "$cA MTU" "$(cat $net/$cA/mtu)" 65520 ||
@@ -338,9 +263,7 @@ echo "--- teardown with links up"
 $inB ping -c 1 -s 20000 -W 10 $A4 > /dev/null 2>&1
 timeout $((60 * tf)) rdma link delete sib1 && ok "sib1 deleted under connected $ifB" ||
 	bad "rdma link delete sib1"
-$inB ip link show $ifB >/dev/null 2>&1 && bad "$ifB outlived sib1" || ok "$ifB went with sib1"
-$inB ip link show cB >/dev/null 2>&1 && bad "cB outlived sib1" || ok "cB went with sib1"
-ip netns del $ns
+gone_with_sib1 $ifB cB
 ping -c 1 -s 30000 -W 3 $B4 > /dev/null 2>&1 && bad "ping to a deleted port answered" ||
 	ok "ping to the deleted port fails, no hang"
 timeout $((60 * tf)) rmmod ib_ipoib && ok "ib_ipoib unloaded under connected $ifA" ||
@@ -348,6 +271,5 @@ timeout $((60 * tf)) rmmod ib_ipoib && ok "ib_ipoib unloaded under connected $if
 [ -d $net/$ifA ] || [ -d $net/$cA ] && bad "$ifA or $cA outlived ib_ipoib" || ok "$ifA and $cA gone"
 [ "$(rc_qps sib0)" = 0 ] && ok "no RC QP left on sib0" || bad "RC QPs left: $(rdma resource show qp)"
 osm_stop
-rdma link delete sib0 || bad "rdma link delete sib0"
-ip link del vethA
+sib_unpair sib0
 finish

@@ -17,20 +17,13 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/sib.sh"
 
-if [ "$RDMA_KMOD_STACK" = stock ]; then
-	ok "stock kernel: no sib link type, nothing to test"
-	finish
-	exit
-fi
-
+need_sib
 need_opensm
 
-modprobe ib_uverbs || die "modprobe ib_uverbs"
-modprobe ib_umad || die "modprobe ib_umad"
+load_modules ib_uverbs ib_umad
 sib_cable || die "veth pair"
 rdma link add sib0 type sib netdev vethA || die "rdma link add sib0 type sib"
-read -r st <$ib/sib0/ports/1/state
-expect_eq "no SM: the port stops at INIT" "$st" "2: INIT"
+expect_file "no SM: the port stops at INIT" $ib/sib0/ports/1/state "2: INIT"
 rdma link delete sib0 || bad "link delete before ACTIVE"
 rdma link add sibx type rxe netdev vethA || bad "rxe on vethA"
 if rdma link add sib0 type sib netdev vethA 2>/dev/null; then
@@ -80,18 +73,12 @@ IFS=: read -r m0 m1 m2 m3 m4 m5 <<EOF
 $mac
 EOF
 guid=$(printf '%02x%s:%sff:fe%s:%s%s' $((0x$m0 ^ 2)) $m1 $m2 $m3 $m4 $m5)
-read -r ng <$ib/sib0/node_guid
-expect_eq "node GUID from vethA's MAC" "$ng" "$guid"
-read -r g0 <$ib/sib0/ports/1/gids/0
-expect_eq "GID 0 = fe80::/64 + port GUID" "$g0" "fe80:0000:0000:0000:$guid"
-read -r ll <$ib/sib0/ports/1/link_layer
-expect_eq "sysfs link_layer" "$ll" "InfiniBand"
-read -r nt <$ib/sib0/node_type
-expect_eq "node type" "$nt" "1: CA"
-read -r pk <$ib/sib0/ports/1/pkeys/0
-expect_eq "P_Key index 0" "$pk" "0xffff"
-read -r lid <$ib/sib1/ports/1/lid
-expect_eq "sib1 LID in sysfs" "$lid" "$(printf 0x%x $lid1)"
+expect_file "node GUID from vethA's MAC" $ib/sib0/node_guid "$guid"
+expect_file "GID 0 = fe80::/64 + port GUID" $ib/sib0/ports/1/gids/0 "fe80:0000:0000:0000:$guid"
+expect_file "sysfs link_layer" $ib/sib0/ports/1/link_layer "InfiniBand"
+expect_file "node type" $ib/sib0/node_type "1: CA"
+expect_file "P_Key index 0" $ib/sib0/ports/1/pkeys/0 "0xffff"
+expect_file "sib1 LID in sysfs" $ib/sib1/ports/1/lid "$(printf 0x%x $lid1)"
 
 o0="-d sib0 -c" o1="-d sib1 -c"
 for s in 1 4096 65536; do

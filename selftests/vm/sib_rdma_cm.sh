@@ -25,16 +25,9 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/sib.sh"
 
-if [ "$RDMA_KMOD_STACK" = stock ]; then
-	ok "stock kernel: no sib link type, nothing to test"
-	finish
-	exit
-fi
+need_sib
 need_opensm
 
-ns=cmibB
-inB="ip netns exec $ns"
-A4=198.18.77.1 B4=198.18.77.2 A6=fd00:1b::1 B6=fd00:1b::2
 # an address whose neighbour entry names a GID no port has
 X4=198.18.77.9
 XHW=00:00:00:48:fe:80:00:00:00:00:00:00:02:11:22:ff:fe:33:44:55
@@ -45,28 +38,44 @@ show_state() {
 	dmesg | grep -iE "ipoib|rdma_cm|ib[01]|sib" | tail -30
 }
 
-modprobe ib_umad && modprobe rdma_ucm || die "modprobe ib_umad rdma_ucm"
-sib_pair || die "sib0, sib1 on a veth pair"
-mkdir -p $osm
-echo "Default=0x7fff, ipoib, defmember=full : ALL=full ;" > $osm/partitions.conf
+# mckey_ns GROUP B-ADDR A-ADDR COUNT [CHECK...]: a receiver joined to GROUP
+# on B-ADDR in the namespace, COUNT messages sent to the group from A-ADDR,
+# all received; CHECK (a command) runs once the receiver joined
+mckey_ns() {
+	mk_g=$1 mk_b=$2 mk_a=$3 mk_n=$4
+	shift 4
+	$inB stdbuf -oL timeout 120 mckey -m $mk_g -b $mk_b -C $mk_n >/tmp/mckey.rcv 2>&1 &
+	mk_r=$!
+	if ! wait_for /tmp/mckey.rcv "receiving data transfers" 200; then
+		bad "mckey $mk_g: receiver not ready: $(cat /tmp/mckey.rcv)"
+		kill $mk_r 2>/dev/null
+		wait $mk_r 2>/dev/null
+		return
+	fi
+	"$@"
+	timeout 60 mckey -m $mk_g -b $mk_a -s -C $mk_n >/tmp/mckey.snd 2>&1
+	mk_s=$?
+	wait $mk_r
+	mk_rr=$?
+	if [ $mk_s = 0 ] && [ $mk_rr = 0 ]; then
+		ok "mckey $mk_g: group joined through the SA, $mk_n messages"
+	else
+		bad "mckey $mk_g (sender $mk_s, receiver $mk_rr)"
+		cat /tmp/mckey.snd /tmp/mckey.rcv
+	fi
+}
 
-echo "--- OpenSM, IPoIB"
-osm_up -P $osm/partitions.conf || die "sib0, sib1 not ACTIVE under OpenSM"
-lidA=$(cat $ib/sib0/ports/1/lid) lidB=$(cat $ib/sib1/ports/1/lid)
-modprobe ib_ipoib || die "modprobe ib_ipoib"
-ulp_ours ib_ipoib
-sleep 1
-ifA=$(ipoib_of sib0) && ifB=$(ipoib_of sib1) ||
-	die "no IPoIB interface per sib port: $(ls $net)"
-ip netns add $ns || die "netns"
-ip link set $ifB netns $ns || die "$ifB into $ns"
-ip addr add $A4/24 dev $ifA && ip -6 addr add $A6/64 dev $ifA nodad || die "addresses on $ifA"
-$inB ip addr add $B4/24 dev $ifB && $inB ip -6 addr add $B6/64 dev $ifB nodad ||
-	die "addresses on $ifB"
-echo 10 > /proc/sys/net/ipv4/neigh/$ifA/mcast_solicit
-$inB sh -c "echo 10 > /proc/sys/net/ipv4/neigh/$ifB/mcast_solicit"
-ip link set $ifA up && $inB ip link set $ifB up && $inB ip link set lo up || die "links up"
-carrier_on "" $ifA && carrier_on "$inB" $ifB || die "IPoIB: no carrier"
+# sa_has_group MGID: the SA lists the multicast group MGID (239.1.2.3 as an
+# MGID: IPoIB's mapping with rdma_cm's signature 0x4001)
+sa_has_group() {
+	saquery -g 2>/dev/null | grep -q "$1" && ok "the SA has the receiver's group $1" ||
+		bad "no group $1 at the SA: $(saquery -g 2>&1 | grep MGID)"
+}
+
+load_modules rdma_ucm
+sib_ipoib_up
+lidA=$(port_attr sib0 lid) lidB=$(port_attr sib1 lid)
+ipoib_netns_up cmibB 198.18.77 fd00:1b || die "IPoIB: no carrier"
 busybox ping -c 1 -W 30 $B4 >/dev/null 2>&1
 busybox ping -c 2 -W 10 $B4 >/dev/null 2>&1 && ok "IPoIB: $ifA pings $B4 in $ns" ||
 	die "IPoIB: no ping to $B4"
@@ -103,38 +112,8 @@ pair "ucmatose (RC, 10 connections)" 240 $inB ucmatose -b $B4 -c 10 -- ucmatose 
 pair "udaddy (UD: SIDR, Q_Key, AH from the path)" 180 $inB udaddy -b $B4 -- udaddy -s $B4
 
 echo "--- mckey"
-$inB stdbuf -oL timeout 120 mckey -m ff0e::1:2 -b $B6 -C 10 >/tmp/mckey6.rcv 2>&1 &
-rpid=$!
-if wait_for /tmp/mckey6.rcv "receiving data transfers" 200 &&
-	timeout 60 mckey -m ff0e::1:2 -b $A6 -s -C 10 >/tmp/mckey6.snd 2>&1 && wait $rpid; then
-	ok "mckey ff0e::1:2 (IPv6 group)"
-else
-	bad "mckey ff0e::1:2: $(cat /tmp/mckey6.snd /tmp/mckey6.rcv)"
-	kill $rpid 2>/dev/null
-	wait $rpid 2>/dev/null
-fi
-$inB stdbuf -oL timeout 120 mckey -m 239.1.2.3 -b $B4 -C 20 >/tmp/mckey.rcv 2>&1 &
-rpid=$!
-if wait_for /tmp/mckey.rcv "receiving data transfers" 200; then
-	# 239.1.2.3 as an MGID: IPoIB's mapping with rdma_cm's signature 0x4001
-	saquery -g 2>/dev/null | grep -q "ff12:4001:ffff::f01:203" &&
-		ok "the SA has the receiver's group ff12:4001:ffff::f01:203" ||
-		bad "no group ff12:4001:ffff::f01:203 at the SA: $(saquery -g 2>&1 | grep MGID)"
-	timeout 60 mckey -m 239.1.2.3 -b $A4 -s -C 20 >/tmp/mckey.snd 2>&1
-	src=$?
-	wait $rpid
-	rrc=$?
-	if [ $src = 0 ] && [ $rrc = 0 ]; then
-		ok "mckey 239.1.2.3: group joined through the SA, 20 messages"
-	else
-		bad "mckey (sender $src, receiver $rrc)"
-		cat /tmp/mckey.snd /tmp/mckey.rcv
-	fi
-else
-	bad "mckey: receiver not ready: $(cat /tmp/mckey.rcv)"
-	kill $rpid 2>/dev/null
-	wait $rpid 2>/dev/null
-fi
+mckey_ns ff0e::1:2 $B6 $A6 10
+mckey_ns 239.1.2.3 $B4 $A4 20 sa_has_group ff12:4001:ffff::f01:203
 
 echo "--- qperf -cm1"
 $inB qperf >/tmp/qperf.srv 2>&1 &
@@ -281,6 +260,5 @@ echo "--- teardown"
 expect_eq "no cm_id left" "$(rdma res show cm_id 2>&1 | grep -c .)" 0
 ip netns del $ns
 rmmod ib_ipoib || bad "rmmod ib_ipoib"
-rdma link delete sib1 || bad "rdma link delete sib1"
-ip link del vethA 2>/dev/null
+sib_unpair sib1
 finish

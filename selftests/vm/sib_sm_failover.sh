@@ -12,29 +12,17 @@
 # ACTIVE and keep their LIDs, and an RC pingpong runs over those LIDs.
 set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
+. "$RDMA_KMOD_SRC/selftests/sib.sh"
 
-if [ "$RDMA_KMOD_STACK" = stock ]; then
-	ok "stock kernel: no sib link type, nothing to test"
-	finish
-	exit
-fi
-command -v opensm >/dev/null || die "opensm not installed (scripts/setup.sh installs it)"
+need_sib
+need_opensm
 
-tf=${RDMA_KMOD_TIME_FACTOR:-1}
-ib=/sys/class/infiniband
-# the VM's root file system is read-only: caches and logs go to /tmp
-osm0=/tmp/osm osm1=/tmp/osm2
-pid0="" pid1="" osm_pid=""
+# two OpenSMs: caches and logs in two directories of /tmp
+osm0=$osm osm1=/tmp/osm2
+pid0="" pid1=""
 
-guid_of() { # DEV: its node GUID as OpenSM's --guid wants it
-	echo "0x$(tr -d : < $ib/$1/node_guid)"
-}
-
-port_attr() { # DEV ATTR
-	cat $ib/$1/ports/1/$2
-}
-
-osm_start() { # DIR DEV PRIORITY: its pid in osm_pid
+sm_start() { # DIR DEV PRIORITY: its pid in osm_pid
+	mkdir -p "$1"
 	OSM_CACHE_DIR=$1 OSM_TMP_DIR=$1 opensm --guid "$(guid_of "$2")" -p "$3" \
 		--log_file "$1/opensm.log" > "$1/out" 2>&1 &
 	osm_pid=$!
@@ -52,31 +40,21 @@ sm_is() {
 	return 1
 }
 
-modprobe ib_uverbs || die "modprobe ib_uverbs"
-modprobe ib_umad || die "modprobe ib_umad"
-ip link add vethA type veth peer name vethB || die "veth pair"
-ip link set vethA mtu 2200 up && ip link set vethB mtu 2200 up || die "veth up"
-rdma link add sib0 type sib netdev vethA || die "rdma link add sib0"
-rdma link add sib1 type sib netdev vethB || die "rdma link add sib1"
-mkdir -p $osm0 $osm1
+sib_pair_up ib_uverbs ib_umad
 
 echo "--- the master on sib0"
-osm_start $osm0 sib0 10
+sm_start $osm0 sib0 10
 pid0=$osm_pid
 wait_for $osm0/opensm.log "Entering MASTER state" $((200 * tf)) ||
 	die "no MASTER: $(tail -5 $osm0/opensm.log)"
 for d in sib0 sib1; do
-	for _ in $(seq $((60 * tf))); do
-		grep -q ACTIVE $ib/$d/ports/1/state && break
-		sleep 1
-	done
-	grep -q ACTIVE $ib/$d/ports/1/state && ok "$d ACTIVE" ||
+	wait_until 60 is_active $d && ok "$d ACTIVE" ||
 		bad "$d not ACTIVE: $(port_attr $d state)"
 done
 lid0=$(($(port_attr sib0 lid))) lid1=$(($(port_attr sib1 lid)))
 
 echo "--- the standby on sib1"
-osm_start $osm1 sib1 5
+sm_start $osm1 sib1 5
 pid1=$osm_pid
 wait_for $osm1/opensm.log "Entering STANDBY state" $((200 * tf)) &&
 	ok "the second OpenSM is STANDBY" ||
@@ -120,7 +98,7 @@ sm_is sib0 "" "sm lid $lid1 .*SMINFO_MASTER" $((10 * tf)) &&
 	ok "sminfo from sib0 names the new master" || bad "sminfo from sib0: $sm"
 for d in sib0 sib1; do
 	expect_eq "$d's SM LID" "$(($(port_attr $d sm_lid)))" $lid1
-	grep -q ACTIVE $ib/$d/ports/1/state && ok "$d still ACTIVE" ||
+	is_active $d && ok "$d still ACTIVE" ||
 		bad "$d: $(port_attr $d state)"
 done
 expect_eq "sib0 keeps its LID" "$(($(port_attr sib0 lid)))" $lid0
@@ -133,7 +111,5 @@ kill "$pid1"
 wait "$pid1" 2>/dev/null
 grep -E "ERR [0-9A-F]{4}" $osm1/opensm.log | head -5
 
-rdma link delete sib0 || bad "link delete sib0"
-rdma link delete sib1 || bad "link delete sib1"
-ip link del vethA
+sib_unpair sib0 sib1
 finish

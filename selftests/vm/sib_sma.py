@@ -283,6 +283,16 @@ def set_state(dev, state, want_status=0, what=""):
 STATES = {1: "1: DOWN", 2: "2: INIT", 3: "3: ARMED", 4: "4: ACTIVE"}
 
 
+def move_state(dev, state, what):
+    """A PortState Set to state, read back by the answer and by sysfs."""
+    f = set_state(dev, state)
+    if f:
+        expect("%s %s" % (dev, what), f["state"], state)
+    name = STATES[state].split()[1]
+    expect("%s sysfs state %s" % (dev, name),
+           sysfs(dev + "/ports/1/state"), STATES[state])
+
+
 def check_states(devs):
     for dev in devs:
         f = set_state(dev, 4, want_status=0x1C,
@@ -293,11 +303,7 @@ def check_states(devs):
                STATES[2])
         set_state(dev, 2, want_status=0x1C, what=dev + " Set INIT refused")
     for dev in devs:
-        f = set_state(dev, 3)
-        if f:
-            expect(dev + " INIT -> ARMED", f["state"], 3)
-        expect(dev + " sysfs state ARMED", sysfs(dev + "/ports/1/state"),
-               STATES[3])
+        move_state(dev, 3, "INIT -> ARMED")
     # Down retrains the link: back to INIT (the cable is in), LID kept
     f = set_state(devs[1], 1, what=devs[1] + " Set Down (retrain)")
     if f:
@@ -305,11 +311,7 @@ def check_states(devs):
                (f["state"], f["lid"]), (2, 2))
     set_state(devs[1], 3, what=devs[1] + " INIT -> ARMED again")
     for dev in devs:
-        f = set_state(dev, 4)
-        if f:
-            expect(dev + " ARMED -> ACTIVE", f["state"], 4)
-        expect(dev + " sysfs state ACTIVE", sysfs(dev + "/ports/1/state"),
-               STATES[4])
+        move_state(dev, 4, "ARMED -> ACTIVE")
         set_state(dev, 4, want_status=0x1C, what=dev + " ACTIVE -> ACTIVE")
     out = subprocess.run(["ibstat", devs[0]], capture_output=True,
                          text=True).stdout

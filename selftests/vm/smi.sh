@@ -21,11 +21,7 @@ set -u
 . "$RDMA_KMOD_SRC/selftests/lib.sh"
 . "$RDMA_KMOD_SRC/selftests/sib.sh"
 
-if [ "$RDMA_KMOD_STACK" = stock ]; then
-	ok "stock kernel: no sib link type, nothing to test"
-	finish
-	exit
-fi
+need_sib
 
 dbg=/sys/kernel/debug
 py=$RDMA_KMOD_SRC/selftests/vm/smi.py
@@ -53,12 +49,9 @@ guid() {
 	echo "$g" | tr -d :
 }
 
-modprobe ib_umad || die "modprobe ib_umad"
-modprobe rdma_rxe || die "modprobe rdma_rxe"
-sib_pair || die "sib0, sib1 on a veth pair"
+sib_pair_up ib_umad rdma_rxe
 u0=$(umad_of sib0) || die "umad device of sib0"
-read -r st <$ib/sib0/ports/1/state
-expect_eq "no SM: sib0 in INIT" "$st" "2: INIT"
+expect_file "no SM: sib0 in INIT" $ib/sib0/ports/1/state "2: INIT"
 [ -r $dbg/ib_mad/smi_drops ] && ok "ib_mad/smi_drops in debugfs" ||
 	bad "no ib_mad/smi_drops"
 
@@ -83,8 +76,7 @@ set_port() { # OP [VALUE]: on sib0's port
 	return 1
 }
 set_port lid 1 || bad "ibportstate: sib0 LID 1"
-read -r lid <$ib/sib0/ports/1/lid
-expect_eq "sib0 LID by a PortInfo Set" "$lid" "0x1"
+expect_file "sib0 LID by a PortInfo Set" $ib/sib0/ports/1/lid "0x1"
 python3 "$py" dr /dev/infiniband/$u0 "$(guid sib0)" "$(guid sib1)" 1 ||
 	bad "smi.py dr on sib0 with LID 1 ($? failures)"
 
@@ -92,8 +84,7 @@ python3 "$py" dr /dev/infiniband/$u0 "$(guid sib0)" "$(guid sib1)" 1 ||
 # and counted by its reason (rx_drops vl15/dlid) or by the SMI
 # (sib0 ACTIVE: an INIT port would drop non-VL15 packets for their state)
 set_port smlid 1 && set_port arm && set_port active || bad "ibportstate: sib0 ACTIVE"
-read -r st <$ib/sib0/ports/1/state
-expect_eq "sib0 ACTIVE by PortInfo Sets" "$st" "4: ACTIVE"
+expect_file "sib0 ACTIVE by PortInfo Sets" $ib/sib0/ports/1/state "4: ACTIVE"
 read -r mac </sys/class/net/vethA/address
 python3 "$RDMA_KMOD_SRC/selftests/vm/sib_inject.py" vethB "$mac" sib0 1 ||
 	bad "sib_inject.py ($? failures)"
@@ -126,7 +117,7 @@ cat /tmp/smi.hold
 [ -e $ib/sib0 ] || [ -e $ib/sib1 ] && bad "sib devices left after delete" ||
 	ok "sib devices deleted under a QP0 agent"
 
-ip link del vethA || bad "ip link del vethA"
+sib_unpair
 rmmod ib_umad && ok "ib_umad unloaded" || bad "rmmod ib_umad"
 rmmod rdma_rxe && ok "rdma_rxe unloaded" || bad "rmmod rdma_rxe"
 finish
