@@ -23,6 +23,8 @@ pid0="" pid1=""
 
 sm_start() { # DIR DEV PRIORITY: its pid in osm_pid
 	mkdir -p "$1"
+	# the waits below must see this OpenSM's lines, not an earlier one's
+	rm -f "$1/opensm.log"
 	OSM_CACHE_DIR=$1 OSM_TMP_DIR=$1 opensm --guid "$(guid_of "$2")" -p "$3" \
 		--log_file "$1/opensm.log" > "$1/out" 2>&1 &
 	osm_pid=$!
