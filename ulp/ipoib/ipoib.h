@@ -321,6 +321,8 @@ struct ipoib_cm_out *ipoib_cm_pick(struct ipoib_priv *priv,
 void ipoib_cm_send(struct ipoib_priv *priv, struct ipoib_cm_out *out,
 		   struct sk_buff *skb);
 bool ipoib_cm_ud_too_big(struct ipoib_priv *priv, struct sk_buff *skb);
+struct ib_qp *ipoib_cm_create_qp(struct ipoib_priv *priv, u32 max_send_wr,
+				 void *ctx);
 void ipoib_cm_out_flush(struct ipoib_priv *priv);
 void ipoib_cm_neigh_gone(struct net_device *dev, struct neighbour *n);
 void ipoib_cm_out_work(struct work_struct *work);

@@ -245,3 +245,24 @@ void ipoib_cm_reap_work(struct work_struct *work)
 				   IPOIB_CM_REAP_EVERY);
 	spin_unlock_bh(&priv->lock);
 }
+
+/*
+ * An RC QP of a link, either way: both share the CQ and the SRQ, and
+ * differ only in how many sends they post (an inbound one none of its
+ * own, but a QP needs one WR).
+ */
+struct ib_qp *ipoib_cm_create_qp(struct ipoib_priv *priv, u32 max_send_wr,
+				 void *ctx)
+{
+	struct ib_qp_init_attr qpa = {};
+
+	qpa.qp_type = IB_QPT_RC;
+	qpa.send_cq = priv->cm.cq;
+	qpa.recv_cq = priv->cm.cq;
+	qpa.srq = priv->cm.srq;
+	qpa.sq_sig_type = IB_SIGNAL_ALL_WR;
+	qpa.cap.max_send_wr = max_send_wr;
+	qpa.cap.max_send_sge = 1;
+	qpa.qp_context = ctx;
+	return ib_create_qp(priv->pd, &qpa);
+}

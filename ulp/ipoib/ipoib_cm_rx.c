@@ -242,22 +242,6 @@ static void ipoib_cm_in_free(struct ipoib_priv *priv, struct ipoib_cm_in *in)
 	ipoib_cm_in_release(priv, in);
 }
 
-static struct ib_qp *ipoib_cm_in_qp(struct ipoib_priv *priv,
-				    struct ipoib_cm_in *in)
-{
-	struct ib_qp_init_attr qpa = {};
-
-	qpa.qp_type = IB_QPT_RC;
-	qpa.send_cq = priv->cm.cq;
-	qpa.recv_cq = priv->cm.cq;
-	qpa.srq = priv->cm.srq;
-	qpa.sq_sig_type = IB_SIGNAL_ALL_WR;
-	qpa.cap.max_send_wr = 1;
-	qpa.cap.max_send_sge = 1;
-	qpa.qp_context = in;
-	return ib_create_qp(priv->pd, &qpa);
-}
-
 /* A REQ on our service ID; non-zero rejects it (ib_cm sends the REJ). */
 static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *ev)
@@ -304,7 +288,7 @@ static int ipoib_cm_in_accept(struct ipoib_priv *priv, struct ib_cm_id *cm_id,
 	put_unaligned_be32(peer_qpn, in->peer);
 	in->peer[0] = IPOIB_HWADDR_RC;
 	memcpy(in->peer + 4, req->primary_path->dgid.raw, sizeof(union ib_gid));
-	in->qp = ipoib_cm_in_qp(priv, in);
+	in->qp = ipoib_cm_create_qp(priv, 1, in);
 	if (IS_ERR(in->qp)) {
 		ret = PTR_ERR(in->qp);
 		goto free;

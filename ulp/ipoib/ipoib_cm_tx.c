@@ -319,22 +319,6 @@ static int ipoib_cm_out_handler(struct ib_cm_id *cm_id,
 
 /* ------------------------------------------------------------ link work */
 
-static struct ib_qp *ipoib_cm_out_qp(struct ipoib_priv *priv,
-				     struct ipoib_cm_out *out)
-{
-	struct ib_qp_init_attr qpa = {};
-
-	qpa.qp_type = IB_QPT_RC;
-	qpa.send_cq = priv->cm.cq;
-	qpa.recv_cq = priv->cm.cq;
-	qpa.srq = priv->cm.srq;
-	qpa.sq_sig_type = IB_SIGNAL_ALL_WR;
-	qpa.cap.max_send_wr = priv->tx_size;
-	qpa.cap.max_send_sge = 1;
-	qpa.qp_context = out;
-	return ib_create_qp(priv->pd, &qpa);
-}
-
 /* QP, id, INIT, REQ. Whatever was made is undone with the link. */
 static int ipoib_cm_out_connect(struct ipoib_priv *priv,
 				struct ipoib_cm_out *out)
@@ -347,7 +331,7 @@ static int ipoib_cm_out_connect(struct ipoib_priv *priv,
 	struct ib_qp *qp;
 	int ret;
 
-	qp = ipoib_cm_out_qp(priv, out);
+	qp = ipoib_cm_create_qp(priv, priv->tx_size, out);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	out->qp = qp;
@@ -510,8 +494,18 @@ void ipoib_cm_neigh_gone(struct net_device *dev, struct neighbour *n)
 	spin_unlock_bh(&priv->lock);
 }
 
-/* Every outbound link goes (flush, datagram mode, interface down). */
-void ipoib_cm_out_flush(struct ipoib_priv *priv)
+/* Has @out served its time: idle too long, or failed and due a retry? */
+static bool ipoib_cm_out_expired(const struct ipoib_cm_out *out)
+{
+	if (out->state == IPOIB_CM_OUT_UP)
+		return time_after(jiffies,
+				  READ_ONCE(out->last_tx) + IPOIB_CM_IDLE);
+	return out->state == IPOIB_CM_OUT_FAILED &&
+	       time_after_eq(jiffies, out->retry_at);
+}
+
+/* Retires every outbound link (@all) or the expired ones, and frees them. */
+static void ipoib_cm_out_sweep(struct ipoib_priv *priv, bool all)
 {
 	struct ipoib_cm_state *cm = &priv->cm;
 	struct ipoib_cm_out *out;
@@ -522,34 +516,22 @@ void ipoib_cm_out_flush(struct ipoib_priv *priv)
 	mutex_lock(&cm->out_mutex);
 	spin_lock_bh(&priv->lock);
 	hash_for_each_safe(cm->outs, bkt, tmp, out, node)
-		ipoib_cm_out_retire(priv, out);
+		if (all || ipoib_cm_out_expired(out))
+			ipoib_cm_out_retire(priv, out);
 	list_splice_init(&cm->out_dead, &dead);
 	spin_unlock_bh(&priv->lock);
 	ipoib_cm_out_destroy(priv, &dead);
 	mutex_unlock(&cm->out_mutex);
 }
 
+/* Every outbound link goes (flush, datagram mode, interface down). */
+void ipoib_cm_out_flush(struct ipoib_priv *priv)
+{
+	ipoib_cm_out_sweep(priv, true);
+}
+
 /* Links idle for IPOIB_CM_IDLE, and failed ones past their retry time. */
 void ipoib_cm_out_reap(struct ipoib_priv *priv)
 {
-	struct ipoib_cm_state *cm = &priv->cm;
-	struct ipoib_cm_out *out;
-	struct hlist_node *tmp;
-	unsigned int bkt;
-	LIST_HEAD(dead);
-
-	mutex_lock(&cm->out_mutex);
-	spin_lock_bh(&priv->lock);
-	hash_for_each_safe(cm->outs, bkt, tmp, out, node) {
-		if ((out->state == IPOIB_CM_OUT_UP &&
-		     time_after(jiffies, READ_ONCE(out->last_tx) +
-				IPOIB_CM_IDLE)) ||
-		    (out->state == IPOIB_CM_OUT_FAILED &&
-		     time_after_eq(jiffies, out->retry_at)))
-			ipoib_cm_out_retire(priv, out);
-	}
-	list_splice_init(&cm->out_dead, &dead);
-	spin_unlock_bh(&priv->lock);
-	ipoib_cm_out_destroy(priv, &dead);
-	mutex_unlock(&cm->out_mutex);
+	ipoib_cm_out_sweep(priv, false);
 }
