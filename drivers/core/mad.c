@@ -788,14 +788,32 @@ static void mad_refill_recv(struct ib_mad_queue *queue)
 {
 	unsigned int count;
 	unsigned long flags;
+	int ret;
 
 	for (;;) {
 		spin_lock_irqsave(&queue->port->lock, flags);
 		count = queue->recv_count;
 		spin_unlock_irqrestore(&queue->port->lock, flags);
-		if (count >= IB_MAD_RECV_DEPTH || mad_post_recv(queue))
+		if (count >= IB_MAD_RECV_DEPTH)
+			return;
+		ret = mad_post_recv(queue);
+		if (ret == -ENOMEM)
+			break;
+		if (ret)
 			return;
 	}
+	/*
+	 * Short of memory: the buffers still posted refill as they complete,
+	 * but an empty ring gets no completion, so a timer tries again.
+	 */
+	if (!count)
+		queue_delayed_work(ib_mad_wq, &queue->refill_work, HZ / 10);
+}
+
+static void mad_refill_work(struct work_struct *work)
+{
+	mad_refill_recv(container_of(to_delayed_work(work),
+				     struct ib_mad_queue, refill_work));
 }
 
 static bool reg_req_matches(const struct ib_mad_reg_req *req,
@@ -1235,6 +1253,7 @@ static void mad_queue_init(struct ib_mad_port *port, struct ib_mad_queue *queue)
 	queue->port = port;
 	INIT_LIST_HEAD(&queue->recv_posted);
 	INIT_LIST_HEAD(&queue->send_overflow);
+	INIT_DELAYED_WORK(&queue->refill_work, mad_refill_work);
 }
 
 /* The agent that answers for the port on an IB port's QP (none on RoCE). */
@@ -1310,6 +1329,10 @@ static struct ib_mad_port *mad_port_open(struct ib_device *device,
 	return port;
 
 err_smi:
+	spin_lock_irq(&port->lock);
+	port->dying = true;
+	spin_unlock_irq(&port->lock);
+	cancel_delayed_work_sync(&port->smi.refill_work);
 	if (port->smi.qp)
 		ib_destroy_qp(port->smi.qp);
 	ib_free_cq(port->cq);
@@ -1339,6 +1362,9 @@ static void mad_port_close(struct ib_mad_port *port)
 	if (port->smi.reply_agent)
 		ib_unregister_mad_agent(port->smi.reply_agent);
 	flush_work(&port->smi_work);
+	/* dying: a refill posts no more, nor rearms */
+	cancel_delayed_work_sync(&port->gsi.refill_work);
+	cancel_delayed_work_sync(&port->smi.refill_work);
 	/* Clients unregister their agents before we are removed. */
 	spin_lock_irqsave(&port->lock, flags);
 	WARN_ON(!list_empty(&port->agents));

@@ -41,6 +41,9 @@ struct ib_mad_queue {
 	unsigned int		recv_count;
 	unsigned int		send_count;	/* WRs on the send queue */
 	struct list_head	send_overflow;	/* waiting for send queue room */
+
+	/* retries a refill that found no memory (no completion will) */
+	struct delayed_work	refill_work;
 };
 
 /* One MAD-capable port: its PD, CQ, QP1 (and QP0) and registered agents. */

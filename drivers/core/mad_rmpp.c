@@ -28,7 +28,9 @@
  * second delivery; one that stops making progress is aborted. Segments
  * of a version, type, status or First flag that cannot be are answered
  * with an ABORT saying so, and so is a segment beyond the count the first
- * segment's PayloadLength announced, or a Last flag before it.
+ * segment's PayloadLength announced, or a Last flag before it. A
+ * transfer beyond what an agent may hold (RMPP_MAX_RECVS, _HELD) gets a
+ * STOP saying resources ran out.
  *
  * Everything here runs in process context (the CQ's work and ib_mad_wq);
  * the agent's lock covers the sends' RMPP state and the receptions, and
@@ -52,6 +54,13 @@
 #define RMPP_TICK		HZ
 /* Beyond this many segments mad_len would not fit: STOP. */
 #define RMPP_MAX_SEGS		((INT_MAX - IB_MGMT_MAD_SIZE) / IB_MGMT_MAD_SIZE)
+/*
+ * What any node that reaches an agent may make it hold (STOP beyond):
+ * receptions kept (in progress or lingering), and segments held by
+ * those in progress (some 56 MB of data).
+ */
+#define RMPP_MAX_RECVS		256
+#define RMPP_MAX_HELD		(1U << 18)
 
 /* Who sent a transfer. */
 struct rmpp_peer {
@@ -479,6 +488,21 @@ static int rmpp_msg_len(const struct ib_mad_recv_priv *last, u32 segs)
 	       max_t(int, (int)used - class_hdr, 0);
 }
 
+/* Whether the agent may keep one more reception (@fresh) or segment. */
+static bool rmpp_recv_room(struct ib_mad_agent_priv *priv, bool fresh)
+{
+	unsigned int kept = 0;
+	unsigned long held = 0;
+	struct rmpp_recv *rr;
+
+	list_for_each_entry(rr, &priv->rmpp_recvs, list) {
+		kept++;
+		if (!rr->done)
+			held += rr->last_seg;
+	}
+	return (!fresh || kept < RMPP_MAX_RECVS) && held < RMPP_MAX_HELD;
+}
+
 static struct rmpp_recv *rmpp_recv_new(const struct ib_mad_recv_priv *rp,
 				       const struct rmpp_peer *peer)
 {
@@ -509,7 +533,7 @@ static struct ib_mad_recv_priv *rmpp_recv_data(struct ib_mad_agent_priv *priv,
 	struct ib_mad_recv_priv *whole = NULL;
 	struct rmpp_recv *rr, *fresh = NULL;
 	u32 ack_seg = 0, ack_win = 0;
-	bool kept = false, ack = false;
+	bool kept = false, ack = false, stop = false;
 	struct rmpp_peer peer;
 	struct rmpp_src src;
 	unsigned long flags;
@@ -542,6 +566,10 @@ static struct ib_mad_recv_priv *rmpp_recv_data(struct ib_mad_agent_priv *priv,
 	if (!rr) {
 		if (!fresh || priv->dying)
 			goto unlock;	/* no start seen: dropped */
+		if (!rmpp_recv_room(priv, true)) {
+			stop = true;
+			goto unlock;
+		}
 		rr = fresh;
 		fresh = NULL;
 		rr->total = DIV_ROUND_UP(be32_to_cpu(mad->rmpp_hdr.paylen_newwin),
@@ -564,6 +592,11 @@ static struct ib_mad_recv_priv *rmpp_recv_data(struct ib_mad_agent_priv *priv,
 			/* not the transfer its first segment announced */
 			bad = seg > rr->total ? IB_MGMT_RMPP_STATUS_S2B :
 						IB_MGMT_RMPP_STATUS_BAD_LEN;
+			list_del(&rr->list);
+			goto unlock;
+		}
+		if (!rmpp_recv_room(priv, false)) {
+			stop = true;
 			list_del(&rr->list);
 			goto unlock;
 		}
@@ -596,6 +629,14 @@ static struct ib_mad_recv_priv *rmpp_recv_data(struct ib_mad_agent_priv *priv,
 unlock:
 	spin_unlock_irqrestore(&priv->lock, flags);
 	kfree(fresh);
+	if (stop) {
+		/* rr: NULL for a refused new reception */
+		if (rr)
+			rmpp_recv_free(rr);
+		rmpp_send_ctl(priv, &src, IB_MGMT_RMPP_TYPE_STOP,
+			      IB_MGMT_RMPP_STATUS_RESX, 0, 0);
+		goto free;
+	}
 	if (bad) {
 		rmpp_recv_free(rr);
 		rmpp_abort(priv, rp, bad);

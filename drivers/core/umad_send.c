@@ -121,7 +121,9 @@ static int umad_post(struct umad_file *file, struct umad_packet *packet,
 	    (ib_get_rmpp_flags(&head.rmpp_hdr) & IB_MGMT_RMPP_FLAG_ACTIVE))
 		rmpp_active = 1;
 	if (rmpp_active) {
-		if (mad_len < (size_t)hdr_len)
+		/* data_len is an int: a longer write would be cut silently */
+		if (mad_len < (size_t)hdr_len ||
+		    mad_len - hdr_len > (size_t)INT_MAX)
 			return -EINVAL;
 		data_len = mad_len - hdr_len;
 	} else {

@@ -274,6 +274,26 @@ ENV
 		kill $qpid
 		break
 	done
+	# A peer its test powers off on purpose goes at once, as a pulled plug
+	# (the stock kernel's own power-off once locked up in softirq under
+	# siw traffic, holding the suite until the VM's time limit); a guest
+	# that ended its tests has two minutes to power off.
+	local ended=0
+	while kill -0 $qpid 2>/dev/null; do
+		if [ -s "$out/poweroff" ]; then
+			kill $qpid
+			break
+		fi
+		if [ -s "$out/rc" ]; then
+			ended=$((ended + 1))
+			if [ $ended -gt 120 ]; then
+				echo "no power-off 120 s after its tests ended" > "$out/stuck"
+				kill $qpid
+				break
+			fi
+		fi
+		sleep 1
+	done
 	wait $qpid
 }
 
@@ -357,6 +377,11 @@ for out in "$run_dir"/vm*; do
 		continue
 	fi
 	[ "$(cat "$out/rc")" = 0 ] || status=1
+	if [ -s "$out/stuck" ]; then
+		echo "FAIL: $side $(cat "$out/stuck"); the console's first report:"
+		grep -m 3 -E 'BUG:|WARNING:|rcu: INFO|Kernel panic' "$out/console.txt"
+		status=1
+	fi
 	[ "$side" = vm1 ] && cat "$out/results"
 	[ "$side" = vm1 ] || sed "s/^/peer: /" "$out/results"
 	sort -k2 -n -r "$out/times" 2>/dev/null | head -5 | sed "s/^/$side slowest: /" | tee -a "$log"

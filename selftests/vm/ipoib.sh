@@ -173,6 +173,10 @@ d=$($inB ip -d link show cB)
 echo "$d" | grep -q "ipoib pkey 0x8002 mode datagram" && ok "rtnl child cB: pkey 0x8002" ||
 	bad "ip -d link show cB: $d"
 ip link add link $ifA name cX type ipoib pkey 0x8003 || bad "ip link add pkey 0x8003"
+# rtnl children have the sysfs files of create_child's, as upstream's do
+expect_eq "cX pkey" "$(cat $net/cX/pkey 2>/dev/null)" 0x8003
+expect_eq "cX parent" "$(cat $net/cX/parent 2>/dev/null)" $ifA
+expect_eq "cX mode" "$(cat $net/cX/mode 2>/dev/null)" datagram
 ip addr add $C4A/24 dev $cA && $inB ip addr add $C4B/24 dev cB || bad "child addresses"
 ip link set $cA up && $inB ip link set cB up && ip link set cX up || bad "children up"
 carrier_on "" $cA && ok "$cA carrier on (partition 0x8002 group joined)" || bad "$cA: no carrier"

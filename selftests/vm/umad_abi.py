@@ -459,6 +459,30 @@ def raw_to_kernel(path, dest, fb, b):
            got and len(got), HDR + 272)
     quiet("nothing else", [fu, fb])
 
+    # Transfers started and never finished, by the hundred: the agent
+    # keeps at most 256 receptions, then answers STOP, resources exhausted
+    # (not on the stock kernel). The finished transfers of the tests above
+    # still linger (10 s), a few of the 256.
+    if not STOCK:
+        stopped = None
+        for i in range(300):
+            n = write(fu, h + raw_seg(0x6000 + i, 1, 3, 1000))
+            if n != HDR + MAD:
+                bad("raw: transfer %d written: %d" % (i, n))
+                break
+            got = read(fu)
+            c = got and rmpp_ctl(got)
+            if c and c[:3] == (0x82, 3, 1):
+                stopped = i
+                break
+            if c != (0x82, 2, 0, 1, 65):
+                bad("raw: transfer %d: %r" % (i, c))
+                break
+        expect("raw: STOP (resources exhausted) after 240..256 receptions",
+               (stopped, stopped is not None and 240 <= stopped <= 256),
+               (stopped, True))
+        quiet("nothing delivered of them", [fu, fb])
+
     expect("unregister the user-RMPP agent", unregister(fu, u), 0)
     os.close(fu)
 

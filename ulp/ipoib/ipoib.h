@@ -99,7 +99,7 @@ do {									\
 #define ipoib_mc_dbg(priv, fmt, ...)					\
 	ipoib_dbg_level(ipoib_mc_debug_level, priv, fmt, ##__VA_ARGS__)
 extern const struct attribute_group ipoib_parent_attrs;
-extern const struct attribute_group ipoib_legacy_child_attrs;
+extern const struct attribute_group ipoib_child_attrs;
 extern struct rtnl_link_ops ipoib_link_ops;
 
 struct ipoib_priv;

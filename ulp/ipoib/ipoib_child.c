@@ -76,7 +76,7 @@ int ipoib_legacy_child_add(struct ipoib_priv *ppriv, u16 pkey)
 	if (ret)
 		goto free;
 	priv->legacy = true;
-	dev->sysfs_groups[0] = &ipoib_legacy_child_attrs;
+	dev->sysfs_groups[0] = &ipoib_child_attrs;
 	ret = register_netdevice(dev);
 	if (ret)
 		goto free;

@@ -89,6 +89,7 @@ static int ipoib_nl_newlink(struct net *src_net, struct net_device *dev,
 	ret = ipoib_nl_apply(priv, data, extack);
 	if (ret)
 		return ret;
+	dev->sysfs_groups[0] = &ipoib_child_attrs;
 	ret = register_netdevice(dev);
 	if (ret)
 		return ret;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * /sys/class/net/<if>/: mode, pkey, umcast on parents and sysfs-made
- * children; create_child/delete_child on parents, parent on children.
+ * /sys/class/net/<if>/: mode, pkey, umcast on parents and children (of
+ * sysfs and of rtnl); create_child/delete_child on parents, parent on
+ * children.
  * Stores that need the rtnl only try it (and restart the syscall), since
  * unregistering a netdev under the rtnl waits for its sysfs writers.
  */
@@ -153,7 +154,7 @@ const struct attribute_group ipoib_parent_attrs = {
 	.attrs = ipoib_parent_attr_list,
 };
 
-static struct attribute *ipoib_legacy_child_attr_list[] = {
+static struct attribute *ipoib_child_attr_list[] = {
 	&dev_attr_mode.attr,
 	&dev_attr_pkey.attr,
 	&dev_attr_umcast.attr,
@@ -161,6 +162,6 @@ static struct attribute *ipoib_legacy_child_attr_list[] = {
 	NULL
 };
 
-const struct attribute_group ipoib_legacy_child_attrs = {
-	.attrs = ipoib_legacy_child_attr_list,
+const struct attribute_group ipoib_child_attrs = {
+	.attrs = ipoib_child_attr_list,
 };
