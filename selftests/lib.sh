@@ -126,6 +126,17 @@ pair_once() {
 		po_delay=$((po_delay + 1))
 	done
 	if wait $spid; then src=0; else src=$?; fi
+	# rping's server may exit 255 at its end: its CM thread reads the event
+	# channel that the main thread, done, already destroyed (EBADF: a race
+	# of rping's own, no kernel returns that for an open file). With the
+	# disconnect seen and every ping verified (below), it passed.
+	case "$srv" in
+	" rping "*)
+		[ $src = 255 ] && grep -q "DISCONNECT EVENT" /tmp/pair.srv &&
+			[ "$(tail -n 1 /tmp/pair.srv)" = "rdma_get_cm_event: Bad file descriptor" ] &&
+			src=0 && echo "note: $name: rping server's EBADF at its end (its own race)"
+		;;
+	esac
 	[ $crc = 0 ] && rping_short /tmp/pair.cli "$@" >>/tmp/pair.cli && crc=1
 	# shellcheck disable=SC2086
 	[ $src = 0 ] && rping_short /tmp/pair.srv $srv >>/tmp/pair.srv && src=1

@@ -44,6 +44,8 @@ ping() {
 # sib_cable: the veth pair vethA/vethB, MTU 2200: room for a 2048-byte IB
 # MTU and the 86 bytes of LRH, GRH, BTH, RETH, ImmDt, ICRC and VCRC
 sib_cable() {
+	# an earlier test that died left its cable (and sib devices on it)
+	ip link del vethA 2>/dev/null
 	ip link add vethA type veth peer name vethB || return 1
 	ip link set vethA mtu 2200 up && ip link set vethB mtu 2200 up
 }

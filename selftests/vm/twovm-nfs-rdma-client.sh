@@ -36,6 +36,7 @@ server_up() {
 	# written here, never over NFS: nothing but the client's read open
 	# stands between it and a read delegation
 	echo original > "$export_dir/deleg"
+	nfs_end_grace
 }
 
 # sums DIR VERS: md5 of every test file of NFS version VERS, in one line;

@@ -105,6 +105,7 @@ if [ "$RDMA_KMOD_ROLE" = $nfs_server_role ]; then
 		ok "nfsd: rdma 20049 in portlist"
 		head -c 300001 /dev/urandom > $exp/srvfile
 		echo original > $exp/deleg
+		nfs_end_grace
 	else
 		bad "nfsd with an rdma listener"
 	fi
