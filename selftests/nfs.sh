@@ -54,21 +54,17 @@ nfs_server_up() {
 		echo "rdma 20049" > /proc/fs/nfsd/portlist ||
 			{ echo "failed: rdma 20049 into portlist"; return 1; }
 	fi
+	NFS_UP_AT=$(date +%s)
 	echo "portlist: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
 	grep -q '^rdma 20049$' /proc/fs/nfsd/portlist
 }
 
-# nfs_end_grace: a fresh server (its state on a new tmpfs) has no client
-# to wait for: its grace period ends at once, as nfsdcld ends it when none
-# is on record, so a delegation check does not depend on how long the
-# steps before it took (during grace nfsd grants none).
-nfs_end_grace() {
-	echo Y > /proc/fs/nfsd/v4_end_grace 2>/dev/null
-	for _ in $(seq 30); do
-		[ "$(cat /proc/fs/nfsd/v4_end_grace 2>/dev/null)" = Y ] && return 0
-		sleep 1
-	done
-	bad "nfsd's grace period did not end"
+# nfs_grace_over: returns once the grace periods that began with
+# nfs_server_up's nfsd are over: nfsd grants no delegation while any runs,
+# and lockd's (10 s, set above) cannot be ended early as nfsd's can.
+nfs_grace_over() {
+	ngo_left=$((${NFS_UP_AT:-0} + 12 - $(date +%s)))
+	[ $ngo_left -le 0 ] || sleep $ngo_left
 }
 
 nfs_via_conf() {
@@ -296,6 +292,7 @@ nfs_callbacks_mount() {
 # written on the export, never over NFS: nothing but the client's read
 # open stands between it and a read delegation
 nfs_local_callbacks() {
+	nfs_grace_over
 	echo original > "$NFS_EXPORT/$2"
 	nfs_cb_up
 	nlc_before=$(nfs_op_count "$1" DELEGRETURN)

@@ -126,7 +126,8 @@ nvmeof_host() {
 }
 
 # nvmeof_try OUT CMD...: CMD with its output in OUT. When the target is
-# upstream siw (NVMEOF_UPSTREAM_SIW=1) and the admin queue's first command
+# upstream siw (NVMEOF_UPSTREAM_SIW=1) and the first command of a queue
+# (the admin queue's or an I/O queue's: each is a connection of its own)
 # timed out, once more: upstream 6.1 siw can lose the first FPDU after it
 # accepts (twovm-siw.sh's watch_stall tells how), here the Fabrics Connect.
 nvmeof_try() {
@@ -134,7 +135,7 @@ nvmeof_try() {
 	shift
 	"$@" >"$o" 2>&1 && return 0
 	[ "${NVMEOF_UPSTREAM_SIW:-0}" = 1 ] &&
-		dmesg | tail -n +$((NVMEOF_MARK + 1)) | grep -q 'I/O 0 QID 0 timeout' || return 1
+		dmesg | tail -n +$((NVMEOF_MARK + 1)) | grep -qE 'I/O 0 QID [0-9]+ timeout' || return 1
 	echo "note: upstream siw lost the Connect capsule ($*); once more:"
 	cat "$o"
 	NVMEOF_MARK=$(dmesg | wc -l)

@@ -106,7 +106,6 @@ for dev in rxe0 siw0; do
 	[ $dev = rxe0 ] && via_conf=1
 	if NFS_VIA_CONF=$via_conf nfs_server_up $exp $ip 400m; then
 		ok "nfsd on $dev: rdma 20049 in portlist (from nfs.conf: $via_conf)"
-		nfs_end_grace
 		for v in 3 4.2; do
 			nfs_round $dev $v
 			mountpoint -q $m && umount -l $m
