@@ -84,13 +84,13 @@ if [ "$flavour" = debug ]; then
 	# kernel (core_tests 318 s, verbs_loopback 176 s, cm_loopback 158 s,
 	# siw_loopback 109 s, verbs_kernel 68 s): three times the stock limit
 	# per test, five times per VM.
-	: "${timeout:=10500}" "${test_timeout:=1800}" "${boot_limit:=600}"
+	: "${timeout:=10500}" "${test_timeout:=1800}" "${boot_limit:=600}" "${off_limit:=600}"
 	# The tests' own timeouts stretch likewise (scripts/vm/stretch-timeout.sh).
 	envs=("export RDMA_KMOD_TIME_FACTOR=4" "${envs[@]}")
 fi
 # A VM's limit is a guard against hangs, not a budget: make check's one-VM
 # suite (about 1300 s alone) runs beside the two-VM suites and slows down.
-: "${timeout:=3600}" "${test_timeout:=600}" "${boot_limit:=300}"
+: "${timeout:=3600}" "${test_timeout:=600}" "${boot_limit:=300}" "${off_limit:=120}"
 
 # What a VM of stack $1 boots: vkver, vkernel, vinitrd, vmodroot (holding
 # lib/modules/vkver), vmem, vsmp, vappend; where our modules (vtree), the
@@ -277,7 +277,7 @@ ENV
 	# A peer its test powers off on purpose goes at once, as a pulled plug
 	# (the stock kernel's own power-off once locked up in softirq under
 	# siw traffic, holding the suite until the VM's time limit); a guest
-	# that ended its tests has two minutes to power off.
+	# that ended its tests has off_limit seconds to power off.
 	local ended=0
 	while kill -0 $qpid 2>/dev/null; do
 		if [ -s "$out/poweroff" ]; then
@@ -286,8 +286,8 @@ ENV
 		fi
 		if [ -s "$out/rc" ]; then
 			ended=$((ended + 1))
-			if [ $ended -gt 120 ]; then
-				echo "no power-off 120 s after its tests ended" > "$out/stuck"
+			if [ $ended -gt "$off_limit" ]; then
+				echo "no power-off ${off_limit} s after its tests ended" > "$out/stuck"
 				kill $qpid
 				break
 			fi
