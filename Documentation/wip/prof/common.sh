@@ -31,3 +31,12 @@ ptp() {
 }
 # stat_run TAG CMD...: CPU time split from /proc/stat and event counts
 cpu_snap() { awk '/^cpu /{print $2+$3, $4, $5, $7, $8}' /proc/stat; }
+# siw_start: siw0 up on eth0, the peer's address and perftest's device
+# arguments set, the run's header printed.
+siw_start() {
+	siw_up || exit 1
+	sleep 1
+	PEER=192.0.2.1
+	D="-d siw0 -R"
+	echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) $(uname -r)"
+}

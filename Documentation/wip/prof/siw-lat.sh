@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # siw small-message latency: 3 rounds, then scheduling trace of ib_read_lat.
 . "$RDMA_KMOD_SRC/Documentation/wip/prof/common.sh"
-siw_up || exit 1
-sleep 1
-PEER=192.0.2.1
-D="-d siw0 -R"
-echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) $(uname -r)"
+siw_start
 echo "#bytes iters tmin tmax typical avg stdev p99 p99.9"
 for r in 1 2 3; do
 	for t in ib_send_lat ib_write_lat ib_read_lat; do

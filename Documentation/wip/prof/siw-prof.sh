@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # siw: bandwidth 3 rounds, profiles of bulk and small messages, event counts.
 . "$RDMA_KMOD_SRC/Documentation/wip/prof/common.sh"
-siw_up || exit 1
-sleep 1
-PEER=192.0.2.1
-D="-d siw0 -R"
-echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) $(uname -r)"
+siw_start
 for r in 1 2 3; do
 	for t in ib_send_bw ib_write_bw ib_read_bw; do echo "BW $r $t $(pt "$D" $t 65536 1000)"; done
 done

@@ -4,11 +4,8 @@
 # Counted from the event order (wake-up, tick_sched_timer expiries, switch
 # in), which a host that starves the VM does not change.
 . "$RDMA_KMOD_SRC/Documentation/wip/prof/common.sh"
-siw_up || exit 1
-sleep 2
-PEER=192.0.2.1
-D="-d siw0 -R"
-echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) siw_wq=$(grep -l siw_wq /sys/bus/workqueue/devices/*/ 2>/dev/null)"
+siw_start
+echo "siw_wq=$(grep -l siw_wq /sys/bus/workqueue/devices/*/ 2>/dev/null)"
 for t in ib_read_lat ib_send_lat; do
 	timeout 30000 $t $D -s 2 -n 2000 >/dev/null 2>&1 &
 	sleep 3
