@@ -29,8 +29,6 @@ ptp() {
 	$PR -i /tmp/$tag.data --sort dso -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12
 	rm -f /tmp/$tag.data
 }
-# stat_run TAG CMD...: CPU time split from /proc/stat and event counts
-cpu_snap() { awk '/^cpu /{print $2+$3, $4, $5, $7, $8}' /proc/stat; }
 # siw_start: siw0 up on eth0, the peer's address and perftest's device
 # arguments set, the run's header printed.
 siw_start() {
@@ -39,4 +37,18 @@ siw_start() {
 	PEER=192.0.2.1
 	D="-d siw0 -R"
 	echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) $(uname -r)"
+}
+# rxe_start: rxe0 on eth0, perftest's device arguments (the RoCE v2 GID of
+# 192.0.2.1) and the loopback peer set, the run's header printed.
+rxe_start() {
+	modprobe rdma_rxe && modprobe ib_uverbs && rdma link add rxe0 type rxe netdev eth0 || exit 1
+	sleep 1
+	g4=$(gid_index_of 0000:0000:0000:0000:0000:ffff:c000:0201) || exit 1
+	D="-d rxe0 -x $g4 -F"
+	PEER=127.0.0.1
+	echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) $(uname -r)"
+}
+# event_counts FILE: how many of each tracepoint a `perf script` dump holds
+event_counts() {
+	awk '{for(i=1;i<=NF;i++) if ($i ~ /^[a-z_]+:[a-z_]+:$/) {c[$i]++; break}} END{for(k in c) print c[k], k}' "$1" | sort -rn
 }

@@ -3,7 +3,6 @@
 # context switches, wake-ups, workqueue items (by function), softirqs (by
 # vector). Counts do not depend on how fast the VM runs.
 . "$RDMA_KMOD_SRC/Documentation/wip/prof/common.sh"
-echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) $(uname -r)"
 EV=sched:sched_switch,sched:sched_wakeup,workqueue:workqueue_execute_start,irq:softirq_entry,timer:timer_expire_entry,timer:hrtimer_expire_entry
 count() {
 	dargs=$1 t=$2 n=$3 tag=$4
@@ -13,7 +12,7 @@ count() {
 	wait
 	echo "=== COUNTS $tag $t n=$n ==="
 	perf script -i /tmp/c.data -F comm,event,trace 2>/dev/null > /tmp/c.txt
-	awk '{for(i=1;i<=NF;i++) if ($i ~ /^[a-z_]+:[a-z_]+:$/) {c[$i]++; break}} END{for(k in c) print c[k], k}' /tmp/c.txt | sort -rn
+	event_counts /tmp/c.txt
 	echo "-- workqueue functions"
 	grep workqueue_execute_start /tmp/c.txt | sed 's/.*function //' | sort | uniq -c | sort -rn | head -8
 	echo "-- softirq vectors"
@@ -24,14 +23,9 @@ count() {
 	grep sched_switch /tmp/c.txt | grep -o 'next_comm=[^ ]*' | sed 's/[0-9:\/]*$//' | sort | uniq -c | sort -rn | head -6
 	rm -f /tmp/c.data /tmp/c.txt
 }
-siw_up || exit 1
-sleep 2
-PEER=192.0.2.1
-for t in ib_send_lat ib_write_lat ib_read_lat; do count "-d siw0 -R" $t 1000 siw; done
+siw_start
+for t in ib_send_lat ib_write_lat ib_read_lat; do count "$D" $t 1000 siw; done
 rdma link delete siw0
-modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || exit 1
-sleep 2
-g4=$(gid_index_of 0000:0000:0000:0000:0000:ffff:c000:0201) || exit 1
-PEER=127.0.0.1
-for t in ib_send_lat ib_write_lat ib_read_lat; do count "-d rxe0 -x $g4 -F" $t 1000 rxe; done
+rxe_start
+for t in ib_send_lat ib_write_lat ib_read_lat; do count "$D" $t 1000 rxe; done
 rdma link delete rxe0

@@ -2,12 +2,7 @@
 # rxe: latency 3 rounds, then profiles of bulk and small messages, and
 # scheduling / workqueue / softirq counts per 1000 iterations.
 . "$RDMA_KMOD_SRC/Documentation/wip/prof/common.sh"
-modprobe rdma_rxe && modprobe ib_uverbs && rdma link add rxe0 type rxe netdev eth0 || exit 1
-sleep 1
-g4=$(gid_index_of 0000:0000:0000:0000:0000:ffff:c000:0201) || exit 1
-D="-d rxe0 -x $g4 -F"
-PEER=127.0.0.1
-echo "stack=$RDMA_KMOD_STACK nproc=$(nproc) $(uname -r)"
+rxe_start
 echo "#bytes iters tmin tmax typical avg stdev p99 p99.9  | bw: bytes iters peak avg msgrate"
 for r in 1 2 3; do
 	for t in ib_send_lat ib_write_lat ib_read_lat; do echo "LAT $r $t $(pt "$D" $t 2 1000)"; done

@@ -16,7 +16,7 @@ wait
 perf script -i /tmp/s.data -F comm,pid,time,event,trace 2>/dev/null > /tmp/s.txt
 wc -l /tmp/s.txt
 echo "=== event counts ==="
-awk '{for(i=1;i<=NF;i++) if ($i ~ /^[a-z_]+:[a-z_]+:$/) {c[$i]++; break}} END{for(k in c) print c[k], k}' /tmp/s.txt | sort -rn
+event_counts /tmp/s.txt
 echo "=== workqueue functions ==="
 grep workqueue_execute_start /tmp/s.txt | sed 's/.*function //' | sort | uniq -c | sort -rn | head
 echo "=== timer functions ==="
