@@ -738,7 +738,18 @@ void rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct rdma_id_private *id_priv = cma_priv(id);
 
-	mutex_lock(&id_priv->handler_mutex);
+	/*
+	 * A listener's mutex is the lockdep class the request path gives it.
+	 * ULPs destroy their listener under a lock of theirs that their
+	 * handlers take for a connected id (nvmet: nvmet_config_sem, taken
+	 * by a command run from the ESTABLISHED event); in one class the two
+	 * orders look like a cycle, though no id is ever both. The state
+	 * cannot change here: only the owner, destroying it, could.
+	 */
+	if (READ_ONCE(id_priv->state) == RDMA_CM_LISTEN)
+		mutex_lock_nested(&id_priv->handler_mutex, CMA_LOCK_LISTENER);
+	else
+		mutex_lock(&id_priv->handler_mutex);
 	destroy_id_handler_unlock(id_priv);
 }
 EXPORT_SYMBOL(rdma_destroy_id);

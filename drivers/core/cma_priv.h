@@ -71,7 +71,7 @@ struct cma_listen_ent {
 
 /* lockdep subclasses of handler_mutex (see there) */
 enum {
-	CMA_LOCK_LISTENER = 1,	/* a listener's handler_mutex, request path */
+	CMA_LOCK_LISTENER = 1,	/* a listener's: request path, destroy */
 	CMA_LOCK_REQ_ID = 2,	/* the id a request creates, under it */
 };
 
@@ -89,7 +89,8 @@ struct rdma_id_private {
 	 * those two take the lockdep subclasses CMA_LOCK_*, for a ULP may destroy
 	 * a private id of its own under a lock its CONNECT_REQUEST handler
 	 * takes too (rds: rds_trans_sem), which is no cycle since neither of
-	 * those ids is a listener or a request's.
+	 * those ids is a listener or a request's. rdma_destroy_id() takes a
+	 * listener's as CMA_LOCK_LISTENER too (nvmet: see there).
 	 */
 	struct mutex handler_mutex;
 	struct mutex qp_mutex;
